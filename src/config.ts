@@ -1,0 +1,54 @@
+/**
+ * The environment, parsed once with zod. A bad value stops start-up with a
+ * message naming the variable (see decisions.md, "Configuration").
+ */
+import { z } from 'zod';
+import { type Clock, fixedClock, systemClock } from './clock.js';
+
+const url = (scheme: RegExp, what: string) =>
+  z.string().refine((v) => scheme.test(v), { message: `must be a ${what} URL` });
+
+const isoInstant = z
+  .string()
+  .refine((v) => /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && Number.isFinite(Date.parse(v)), {
+    message: 'must be an ISO 8601 instant such as 2026-11-23T09:00:00Z',
+  });
+
+const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+
+export const configSchema = z.object({
+  DATABASE_URL: z.preprocess(emptyAsUndefined, url(/^postgres(ql)?:\/\//, 'postgres://').optional()),
+  CASHLINE_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.cashline')),
+  REDIS_URL: z.preprocess(emptyAsUndefined, url(/^rediss?:\/\//, 'redis://').optional()),
+  HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
+  PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(8787)),
+  CASHLINE_NOW: z.preprocess(emptyAsUndefined, isoInstant.optional()),
+  CASHLINE_ENV: z.preprocess(emptyAsUndefined, z.enum(['dev', 'prod']).default('dev')),
+  /** Signs cursors. Unset: a random per-process secret (cursors die with the process). */
+  CASHLINE_CURSOR_SECRET: z.preprocess(emptyAsUndefined, z.string().min(16).optional()),
+  CASHLINE_LOG_LEVEL: z.preprocess(
+    emptyAsUndefined,
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+  CASHLINE_LLM_BASE_URL: z.preprocess(emptyAsUndefined, url(/^https?:\/\//, 'http(s)://').optional()),
+  CASHLINE_LLM_API_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
+  CASHLINE_LLM_MODEL: z.preprocess(emptyAsUndefined, z.string().optional()),
+  XERO_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
+  XERO_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().optional()),
+  XERO_API_URL: z.preprocess(emptyAsUndefined, url(/^https?:\/\//, 'http(s)://').default('https://api.xero.com/api.xro/2.0')),
+  XERO_IDENTITY_URL: z.preprocess(emptyAsUndefined, url(/^https?:\/\//, 'http(s)://').default('https://identity.xero.com')),
+});
+
+export type Config = z.infer<typeof configSchema> & { clock: Clock };
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const cfg = parsed.data;
+  return { ...cfg, clock: cfg.CASHLINE_NOW ? fixedClock(cfg.CASHLINE_NOW) : systemClock };
+}

@@ -1,0 +1,48 @@
+/**
+ * Money: exact decimals (decimal.js), never floats. Every money value that
+ * leaves the service is a canonical decimal string: digits, an optional
+ * fractional part with trailing zeros trimmed, a leading '-' for negatives,
+ * never an exponent, never '-0'.
+ */
+import Decimal from 'decimal.js';
+
+// Enough precision that sums of NUMERIC values never round.
+export const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
+export type Dec = InstanceType<typeof D>;
+
+export type MoneyInput = string | number | Dec;
+
+const CANONICAL = /^-?(0|[1-9]\d*)(\.\d*[1-9])?$/;
+
+/** Parses a decimal from a string (as NUMERIC comes from the store) or a Decimal. */
+export function dec(v: MoneyInput | null | undefined): Dec {
+  if (v === null || v === undefined || v === '') return new D(0);
+  if (typeof v === 'number' && !Number.isFinite(v)) throw new RangeError(`not a finite amount: ${v}`);
+  return new D(v);
+}
+
+/** The canonical decimal string of the spec: '12.5', '-0.01', '0', '1000000'. */
+export function canonical(v: MoneyInput): string {
+  const d = dec(v);
+  if (!d.isFinite()) throw new RangeError(`not a finite amount: ${String(v)}`);
+  if (d.isZero()) return '0';
+  // toFixed() never uses exponent notation; trim the trailing zeros it may leave.
+  let s = d.toFixed();
+  if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
+  return s;
+}
+
+/** canonical() for nullable values. */
+export function canonicalOrNull(v: MoneyInput | null | undefined): string | null {
+  return v === null || v === undefined ? null : canonical(v);
+}
+
+export function isCanonical(s: string): boolean {
+  return CANONICAL.test(s);
+}
+
+export function sum(values: Iterable<MoneyInput>): Dec {
+  let total = new D(0);
+  for (const v of values) total = total.plus(dec(v));
+  return total;
+}

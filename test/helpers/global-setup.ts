@@ -1,0 +1,41 @@
+/**
+ * Once per `npm test`: build one migrated PGlite data dir and dump it, so each
+ * test store loads it (~1 s) instead of starting and migrating afresh (~5 s);
+ * and check that the PostgreSQL server the suite needs answers. A missing
+ * server fails the run: store tests never skip a backend.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { openStore } from '../../src/store/db.js';
+import { migrate } from '../../src/store/migrate.js';
+import { PG_TEST_URL, SNAPSHOT_PATH } from './env.js';
+
+export default async function setup(project: TestProject) {
+  const client = new pg.Client({ connectionString: PG_TEST_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } catch (err) {
+    throw new Error(
+      `PostgreSQL is needed by the tests at ${PG_TEST_URL} and did not answer (${(err as Error).message}). ` +
+        `Start it (see README, "Tests") or set CASHLINE_TEST_DATABASE_URL.`,
+    );
+  } finally {
+    await client.end().catch(() => {});
+  }
+  const store = await openStore({ dataDir: 'memory://' });
+  await migrate(store.db);
+  const dump = await store.pglite!.dumpDataDir('none');
+  await store.close();
+  mkdirSync(join(SNAPSHOT_PATH, '..'), { recursive: true });
+  writeFileSync(SNAPSHOT_PATH, Buffer.from(await dump.arrayBuffer()));
+  project.provide('snapshotPath', SNAPSHOT_PATH);
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    snapshotPath: string;
+  }
+}
