@@ -4,7 +4,7 @@
  * fractional part with trailing zeros trimmed, a leading '-' for negatives,
  * never an exponent, never '-0'.
  */
-import Decimal from 'decimal.js';
+import { Decimal } from 'decimal.js';
 
 // Enough precision that sums of NUMERIC values never round.
 export const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
