@@ -15,6 +15,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema.js';
+import { lockEmbeddedStore } from './embedded-lock.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type StoreKind = 'pglite' | 'postgres';
@@ -22,7 +23,6 @@ export type StoreKind = 'pglite' | 'postgres';
 export interface Store {
   kind: StoreKind;
   db: Db;
-  /** Runs `fn` while holding a connection of its own (PostgreSQL) or the engine (PGlite). */
   close(): Promise<void>;
   /** The PostgreSQL pool, when on a server (for LISTEN, advisory locks on one session…). */
   pool?: pg.Pool;
@@ -72,13 +72,31 @@ export async function openStore(opts: OpenOptions): Promise<Store> {
     return { kind: 'postgres', db, pool, close: () => pool.end() };
   }
   const dir = opts.dataDir && opts.dataDir !== 'memory://' ? opts.dataDir : undefined;
-  const pglite = await PGlite.create({
-    ...(dir ? { dataDir: dir } : {}),
-    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
-    parsers: { [OID.DATE]: (v: string) => v, [OID.NUMERIC]: (v: string) => v, [OID.INT8]: (v: string) => Number(v) },
-  });
+  const unlock = dir ? lockEmbeddedStore(dir) : () => {};
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({
+      ...(dir ? { dataDir: dir } : {}),
+      ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+      parsers: { [OID.DATE]: (v: string) => v, [OID.NUMERIC]: (v: string) => v, [OID.INT8]: (v: string) => Number(v) },
+    });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
-  return { kind: 'pglite', db, pglite, close: () => pglite.close() };
+  return {
+    kind: 'pglite',
+    db,
+    pglite,
+    close: async () => {
+      try {
+        await pglite.close();
+      } finally {
+        unlock();
+      }
+    },
+  };
 }
 
 /** Runs raw SQL and returns its rows (both drivers put them in `.rows`). */

@@ -1,0 +1,291 @@
+/**
+ * `cashline-server`: runs the service and its operations. The subcommands and
+ * flags are fixed by decisions.md ("Operations interface"): each prints JSON
+ * on stdout and exits 0 on success, or prints `error: <message>` on stderr and
+ * exits non-zero. Progress of long work goes to stderr.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { type Config, ConfigError, loadConfig } from '../config.js';
+import { openStore, type Store } from '../store/db.js';
+import { migrate } from '../store/migrate.js';
+import {
+  createKey,
+  createOrg,
+  createPartner,
+  createUser,
+  linkPartner,
+  revokeKey,
+  setAccountSensitive,
+  setContactSensitive,
+  TenancyError,
+} from '../store/tenancy.js';
+import { parseScopes } from '../domain/scopes.js';
+import { isCalendarDate } from '../domain/calendar.js';
+import { StoreLockedError } from '../store/embedded-lock.js';
+import { extraCommands } from './commands.js';
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+/** An error whose message is for the operator (no stack trace printed). */
+export class OperatorError extends Error {}
+
+export interface CommandContext {
+  config: Config;
+  io: Io;
+  /** Opens (once) and migrates the configured store. */
+  store(): Promise<Store>;
+}
+
+const processIo: Io = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  env: process.env,
+};
+
+export function intArg(name: string, min: number, max: number) {
+  return (value: string): number => {
+    if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number`);
+    const n = Number(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`${name} must be between ${min} and ${max}`);
+    return n;
+  };
+}
+
+export function dateArg(name: string) {
+  return (value: string): string => {
+    if (!isCalendarDate(value)) throw new InvalidArgumentError(`${name} must be a date YYYY-MM-DD`);
+    return value;
+  };
+}
+
+/**
+ * Wraps an action: builds the context, runs it, prints its JSON result, and
+ * turns failures into `error: <message>` with exit code 1. Long-running
+ * actions (serve, demo) return `undefined` and keep the process alive.
+ */
+export function action<A extends unknown[]>(
+  io: Io,
+  fn: (ctx: CommandContext, ...args: A) => Promise<unknown>,
+): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    let store: Store | undefined;
+    let keepOpen = false;
+    try {
+      const config = loadConfig(io.env);
+      const ctx: CommandContext = {
+        config,
+        io,
+        async store() {
+          if (!store) {
+            store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CASHLINE_DATA_DIR });
+            await migrate(store.db);
+          }
+          return store;
+        },
+      };
+      const result = await fn(ctx, ...args);
+      if (result === KEEP_RUNNING) {
+        keepOpen = true;
+        return;
+      }
+      io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    } catch (err) {
+      process.exitCode = 1;
+      io.stderr(`error: ${describe(err)}\n`);
+    } finally {
+      if (store && !keepOpen) await store.close().catch(() => {});
+    }
+  };
+}
+
+/** Returned by actions that keep serving (serve, worker, demo). */
+export const KEEP_RUNNING = Symbol('keep-running');
+
+function describe(err: unknown): string {
+  if (
+    err instanceof TenancyError ||
+    err instanceof ConfigError ||
+    err instanceof OperatorError ||
+    err instanceof StoreLockedError ||
+    err instanceof InvalidArgumentError
+  ) {
+    return err.message;
+  }
+  if (err instanceof Error) {
+    // Known operational errors carry a clear message; anything else is
+    // reported by its message only (never a stack trace on stderr).
+    return err.message || err.name;
+  }
+  return String(err);
+}
+
+export function buildProgram(io: Io = processIo): Command {
+  const program = new Command('cashline-server')
+    .description('Cashline service and operations. Every command prints JSON on success.')
+    .showHelpAfterError()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (s, write) => write(s) })
+    .exitOverride();
+
+  program
+    .command('migrate')
+    .description('apply the store migrations (idempotent)')
+    .action(
+      action(io, async (ctx) => {
+        const config = ctx.config;
+        const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CASHLINE_DATA_DIR });
+        try {
+          const r = await migrate(store.db);
+          return { ...r, store: store.kind };
+        } finally {
+          await store.close();
+        }
+      }),
+    );
+
+  const org = program.command('org').description('organisations');
+  org
+    .command('create')
+    .description('create an organisation with its owner and billing account')
+    .requiredOption('--name <name>', 'organisation name')
+    .option('--timezone <tz>', 'IANA time zone', 'Australia/Sydney')
+    .option('--base-currency <ccy>', 'ISO currency code', 'AUD')
+    .option('--fy-end-day <d>', 'financial year end day', intArg('--fy-end-day', 1, 31), 30)
+    .option('--fy-end-month <m>', 'financial year end month', intArg('--fy-end-month', 1, 12), 6)
+    .addOption(new Option('--plan <plan>', 'plan').choices(['Free', 'Pocket', 'Wallet', 'Vault', 'Reserve']).default('Free'))
+    .addOption(
+      new Option('--subscription <status>', 'subscription status')
+        .choices(['trialing', 'active', 'past_due', 'canceled', 'trial_ended'])
+        .default('active'),
+    )
+    .option('--trial-ends <date>', 'trial end date YYYY-MM-DD', dateArg('--trial-ends'))
+    .action(
+      action(io, async (ctx, opts: Record<string, string | number | undefined>) => {
+        const store = await ctx.store();
+        return createOrg(store.db, {
+          name: String(opts.name),
+          timezone: String(opts.timezone),
+          baseCurrency: String(opts.baseCurrency),
+          fyEndDay: Number(opts.fyEndDay),
+          fyEndMonth: Number(opts.fyEndMonth),
+          plan: String(opts.plan),
+          subscription: String(opts.subscription),
+          trialEndsAt: opts.trialEnds ? new Date(`${opts.trialEnds}T00:00:00Z`) : null,
+          now: ctx.config.clock.now(),
+        });
+      }),
+    );
+
+  program
+    .command('user')
+    .description('users')
+    .command('create')
+    .description('add a member to an organisation')
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--name <name>', 'user name')
+    .action(
+      action(io, async (ctx, opts: { org: string; name?: string }) => {
+        const store = await ctx.store();
+        return createUser(store.db, { orgId: opts.org, name: opts.name, now: ctx.config.clock.now() });
+      }),
+    );
+
+  const key = program.command('key').description('API keys');
+  key
+    .command('create')
+    .description('create a user key (--org [--user]) or a partner key (--partner); the key is shown once')
+    .option('--org <id>', 'organisation the user key is bound to')
+    .option('--user <id>', 'member whose credits the key spends (default: the owner)')
+    .option('--partner <id>', 'partner practice (makes a partner key)')
+    .requiredOption('--scopes <list>', 'comma-separated scopes, or all')
+    .option('--name <name>', 'a label for the key')
+    .action(
+      action(io, async (ctx, opts: { org?: string; user?: string; partner?: string; scopes: string; name?: string }) => {
+        let scopes;
+        try {
+          scopes = parseScopes(opts.scopes);
+        } catch (e) {
+          throw new OperatorError(`--scopes: ${(e as Error).message}`);
+        }
+        const store = await ctx.store();
+        return createKey(store.db, {
+          orgId: opts.org,
+          userId: opts.user,
+          partnerId: opts.partner,
+          scopes,
+          name: opts.name,
+          now: ctx.config.clock.now(),
+        });
+      }),
+    );
+  key
+    .command('revoke')
+    .description('revoke a key at once')
+    .requiredOption('--prefix <keyPrefix>', 'the key prefix')
+    .action(
+      action(io, async (ctx, opts: { prefix: string }) => {
+        const store = await ctx.store();
+        return revokeKey(store.db, opts.prefix, ctx.config.clock.now());
+      }),
+    );
+
+  const partner = program.command('partner').description('partner (advisor) practices');
+  partner
+    .command('create')
+    .requiredOption('--name <name>', 'practice name')
+    .action(
+      action(io, async (ctx, opts: { name: string }) => {
+        const store = await ctx.store();
+        return createPartner(store.db, { name: opts.name, now: ctx.config.clock.now() });
+      }),
+    );
+  partner
+    .command('link')
+    .requiredOption('--partner <id>', 'partner id')
+    .requiredOption('--org <id>', 'organisation id')
+    .action(
+      action(io, async (ctx, opts: { partner: string; org: string }) => {
+        const store = await ctx.store();
+        return linkPartner(store.db, { partnerId: opts.partner, orgId: opts.org, now: ctx.config.clock.now() });
+      }),
+    );
+
+  program
+    .command('sensitive')
+    .description('flag a contact or an account sensitive (or not, with --off)')
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--contact <xeroContactId>', 'contact to flag')
+    .option('--account <codeOrBankAccountId>', 'account code, or bank account id')
+    .option('--off', 'clear the flag')
+    .action(
+      action(io, async (ctx, opts: { org: string; contact?: string; account?: string; off?: boolean }) => {
+        if (Boolean(opts.contact) === Boolean(opts.account)) throw new OperatorError('give exactly one of --contact or --account');
+        const store = await ctx.store();
+        const on = !opts.off;
+        return opts.contact
+          ? setContactSensitive(store.db, opts.org, opts.contact, on)
+          : setAccountSensitive(store.db, opts.org, opts.account!, on);
+      }),
+    );
+
+  extraCommands(program, io);
+
+  return program;
+}
+
+export async function main(argv: string[], io: Io = processIo): Promise<void> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.exitCode !== 0) process.exitCode = err.exitCode || 1;
+      return;
+    }
+    process.exitCode = 1;
+    io.stderr(`error: ${describe(err)}\n`);
+  }
+}

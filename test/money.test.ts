@@ -1,0 +1,74 @@
+/**
+ * Spec section 1: "All decimal and money values are serialised as canonical
+ * decimal strings … digits with an optional fractional part and trailing zeros
+ * trimmed. They are never JSON numbers." One function does it: canonical().
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { canonical, dec, isCanonical, sum } from '../src/domain/money.js';
+
+const decimalString = fc
+  .tuple(fc.boolean(), fc.stringMatching(/^[0-9]{1,25}$/), fc.stringMatching(/^[0-9]{0,20}$/))
+  .map(([neg, int, frac]) => `${neg ? '-' : ''}${int}${frac ? `.${frac}` : ''}`);
+
+describe('canonical decimal strings', () => {
+  it('Given examples, When serialised, Then trailing zeros are trimmed and there is no exponent', () => {
+    expect(canonical('1.50')).toBe('1.5');
+    expect(canonical('100')).toBe('100');
+    expect(canonical('100.000')).toBe('100');
+    expect(canonical('0.0000001')).toBe('0.0000001'); // Decimal#toString would give 1e-7
+    expect(canonical('1e21')).toBe('1000000000000000000000');
+    expect(canonical('-0.00')).toBe('0'); // never '-0'
+    expect(canonical('-12.3400')).toBe('-12.34');
+    expect(canonical('007.10')).toBe('7.1');
+    expect(canonical(dec('0.1').plus('0.2'))).toBe('0.3');
+  });
+
+  it('property: the output is always canonical (no exponent, no trailing zeros, no leading zeros, no -0)', () => {
+    fc.assert(
+      fc.property(decimalString, (s) => {
+        const c = canonical(s);
+        expect(isCanonical(c)).toBe(true);
+        expect(c).not.toMatch(/[eE]/);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('property: canonical() preserves the value exactly and is idempotent', () => {
+    fc.assert(
+      fc.property(decimalString, (s) => {
+        const c = canonical(s);
+        expect(dec(c).equals(dec(s))).toBe(true);
+        expect(canonical(c)).toBe(c);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('property: negative values keep their sign and mirror the positive form', () => {
+    fc.assert(
+      fc.property(decimalString, (s) => {
+        const v = dec(s);
+        fc.pre(!v.isZero());
+        const pos = canonical(v.abs());
+        expect(canonical(v.abs().negated())).toBe(`-${pos}`);
+      }),
+    );
+  });
+
+  it('property: sums of many cent amounts are exact (no float drift)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -10_000_000, max: 10_000_000 }), { maxLength: 200 }), (cents) => {
+        const total = sum(cents.map((c) => (c / 100).toFixed(2)));
+        const exact = cents.reduce((a, b) => a + b, 0);
+        expect(total.times(100).toFixed()).toBe(String(exact));
+      }),
+    );
+  });
+
+  it('rejects non-finite input', () => {
+    expect(() => canonical(Number.NaN)).toThrow();
+    expect(() => canonical(Number.POSITIVE_INFINITY)).toThrow();
+  });
+});
