@@ -1,11 +1,46 @@
 /** Subcommands of `cashline-server` that run the ledger and the service. */
 import type { Command } from 'commander';
-import { action, type Io, OperatorError } from './cli.js';
+import { action, type CommandContext, type Io, KEEP_RUNNING, OperatorError } from './cli.js';
+import { closeOnSignals, startServer } from '../api/server.js';
+import { createLogger } from '../log.js';
 import { importDirectory } from '../ledger/import.js';
 import { requireOrg } from '../store/tenancy.js';
 import { progressPrinter } from './progress.js';
 
+/** Starts the API on the context's store and keeps the process serving until SIGTERM/SIGINT. */
+export async function serveApi(ctx: CommandContext, opts: { host?: string; port?: number } = {}) {
+  const store = await ctx.store();
+  const logger = createLogger(ctx.config);
+  const server = await startServer({
+    store,
+    config: ctx.config,
+    logger,
+    host: opts.host ?? ctx.config.HOST,
+    port: opts.port ?? ctx.config.PORT,
+  });
+  closeOnSignals(server, () => store.close(), (msg) => logger.info(msg));
+  logger.info({ url: server.url, store: store.kind }, 'listening');
+  return server;
+}
+
 export function extraCommands(program: Command, io: Io): void {
+  program
+    .command('serve')
+    .description('serve the agent API')
+    .option('--no-workers', 'do not run the background workers in this process')
+    .option('--host <host>', 'listen address (default HOST or 127.0.0.1)')
+    .option('--port <port>', 'listen port (default PORT or 8787)', (v) => {
+      if (!/^\d+$/.test(v) || Number(v) > 65535) throw new OperatorError('--port must be a port number');
+      return Number(v);
+    })
+    .action(
+      action(io, async (ctx, opts: { host?: string; port?: number }) => {
+        const server = await serveApi(ctx, opts);
+        io.stdout(`${JSON.stringify({ baseUrl: server.url })}\n`);
+        return KEEP_RUNNING;
+      }),
+    );
+
   program
     .command('import')
     .description('import Xero Accounting API response bodies from a folder (idempotent; all or nothing)')
