@@ -6,6 +6,7 @@ import { createLogger } from '../log.js';
 import { importDirectory } from '../ledger/import.js';
 import { requireOrg } from '../store/tenancy.js';
 import { progressPrinter } from './progress.js';
+import { setupDemo } from './demo.js';
 
 /** Starts the API on the context's store and keeps the process serving until SIGTERM/SIGINT. */
 export async function serveApi(ctx: CommandContext, opts: { host?: string; port?: number } = {}) {
@@ -24,6 +25,37 @@ export async function serveApi(ctx: CommandContext, opts: { host?: string; port?
 }
 
 export function extraCommands(program: Command, io: Io): void {
+  program
+    .command('demo')
+    .description('create the demo organisations (idempotent), print the base URL and three demo keys, then serve')
+    .option('--host <host>', 'listen address (default HOST or 127.0.0.1)')
+    .option('--port <port>', 'listen port (default PORT or 8787)', (v) => {
+      if (!/^\d+$/.test(v) || Number(v) > 65535) throw new OperatorError('--port must be a port number');
+      return Number(v);
+    })
+    .action(
+      action(io, async (ctx, opts: { host?: string; port?: number }) => {
+        const store = await ctx.store();
+        const demo = await setupDemo(store.db, ctx.config.clock.now(), progressPrinter(io, 'demo'));
+        const server = await serveApi(ctx, opts);
+        const banner = { baseUrl: server.url, store: store.kind, orgId: demo.orgId, orgs: demo.orgs, partnerId: demo.partnerId, keys: demo.keys };
+        io.stdout(`${JSON.stringify(banner)}\n`);
+        io.stderr(
+          [
+            '',
+            `Cashline demo serving at ${server.url} (store: ${store.kind})`,
+            `  full scope with READ_SENSITIVE:     ${demo.keys.full}`,
+            `  full scope without READ_SENSITIVE:  ${demo.keys.noSensitive}`,
+            `  partner key (send X-Service-Org-Id): ${demo.keys.partner}`,
+            `  try: curl -s -H "Authorization: Bearer ${demo.keys.full}" ${server.url}/api/agent/status`,
+            `  API reference: ${server.url}/api/agent/docs`,
+            '',
+          ].join('\n'),
+        );
+        return KEEP_RUNNING;
+      }),
+    );
+
   program
     .command('serve')
     .description('serve the agent API')

@@ -1,0 +1,107 @@
+/**
+ * `cashline-server demo` (what `npm start` runs): creates the demo
+ * organisations idempotently through the real import path, flags their
+ * sensitive contacts and accounts, links them to a demo partner practice,
+ * computes what is derived, issues three fresh demo keys (the previous demo
+ * keys are revoked, since secrets are never stored and cannot be shown again)
+ * and serves.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { and, eq, isNull, like, or, inArray } from 'drizzle-orm';
+import type { Db } from '../store/db.js';
+import * as s from '../store/schema.js';
+import { generateDemo, writeXeroFiles } from '../demo/generate.js';
+import { importDirectory } from '../ledger/import.js';
+import {
+  createKey,
+  createOrg,
+  createPartner,
+  getOrg,
+  linkPartner,
+  setAccountSensitive,
+  setContactSensitive,
+} from '../store/tenancy.js';
+import { SCOPES } from '../domain/scopes.js';
+import type { Progress } from './progress.js';
+
+export const DEMO_PARTNER_ID = '00000000-0000-4000-8000-0000000000a1';
+export const DEMO_ORGS = [
+  { id: '00000000-0000-4000-8000-000000000d01', name: 'Harbour & Vine Supplies', seed: 20_240_601, scale: 1, plan: 'Wallet' },
+  { id: '00000000-0000-4000-8000-000000000d02', name: 'Cobalt Coffee Roasters', seed: 7_331, scale: 0.35, plan: 'Pocket' },
+] as const;
+
+export interface DemoKeys {
+  /** Every scope, including READ_SENSITIVE. */
+  full: string;
+  /** Every scope but READ_SENSITIVE: sensitive contacts and accounts are hidden or renamed. */
+  noSensitive: string;
+  /** A partner key over the demo practice's organisations (send X-Service-Org-Id). */
+  partner: string;
+}
+
+export interface DemoSetup {
+  orgId: string;
+  orgs: { id: string; name: string; created: boolean }[];
+  partnerId: string;
+  keys: DemoKeys;
+}
+
+export async function setupDemo(db: Db, now: Date, progress: Progress): Promise<DemoSetup> {
+  const orgs: DemoSetup['orgs'] = [];
+  for (const demo of DEMO_ORGS) {
+    const existing = await getOrg(db, demo.id);
+    if (existing && (await hasImported(db, demo.id))) {
+      orgs.push({ id: demo.id, name: demo.name, created: false });
+      continue;
+    }
+    if (!existing) {
+      await createOrg(db, { id: demo.id, name: demo.name, plan: demo.plan, ownerName: 'Demo owner', now });
+    }
+    const out = generateDemo({ seed: demo.seed, asOf: now, scale: demo.scale, name: demo.name, onProgress: (step, d, t) => progress(`generate ${demo.name}: ${step}`, d, t) });
+    const dir = mkdtempSync(join(tmpdir(), 'cashline-demo-'));
+    try {
+      writeXeroFiles(dir, out.files);
+      await importDirectory(db, demo.id, dir, { now, onProgress: (e) => progress(`import ${demo.name}: ${e.resource}`, e.done, e.total) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    for (const contactId of out.sensitive.contactIds) await setContactSensitive(db, demo.id, contactId, true);
+    for (const code of out.sensitive.accountCodes) await setAccountSensitive(db, demo.id, code, true);
+    orgs.push({ id: demo.id, name: demo.name, created: true });
+  }
+
+  const [partner] = await db.select().from(s.partners).where(eq(s.partners.id, DEMO_PARTNER_ID));
+  if (!partner) await createPartner(db, { id: DEMO_PARTNER_ID, name: 'Demo Advisory Practice', now });
+  for (const demo of DEMO_ORGS) await linkPartner(db, { partnerId: DEMO_PARTNER_ID, orgId: demo.id, now });
+
+  // Fresh keys each start; the previous demo keys stop working.
+  const orgIds = DEMO_ORGS.map((o) => o.id);
+  await db
+    .update(s.apiKeys)
+    .set({ revokedAt: now })
+    .where(
+      and(
+        like(s.apiKeys.name, 'demo:%'),
+        isNull(s.apiKeys.revokedAt),
+        or(inArray(s.apiKeys.orgId, orgIds), eq(s.apiKeys.partnerId, DEMO_PARTNER_ID)),
+      ),
+    );
+  const main = DEMO_ORGS[0].id;
+  const full = await createKey(db, { orgId: main, scopes: [...SCOPES], name: 'demo: full scope with READ_SENSITIVE', now });
+  const noSensitive = await createKey(db, {
+    orgId: main,
+    scopes: SCOPES.filter((x) => x !== 'READ_SENSITIVE'),
+    name: 'demo: full scope without READ_SENSITIVE',
+    now,
+  });
+  const partnerKey = await createKey(db, { partnerId: DEMO_PARTNER_ID, scopes: [...SCOPES], name: 'demo: partner practice', now });
+  progress.done();
+  return { orgId: main, orgs, partnerId: DEMO_PARTNER_ID, keys: { full: full.key, noSensitive: noSensitive.key, partner: partnerKey.key } };
+}
+
+async function hasImported(db: Db, orgId: string): Promise<boolean> {
+  const [run] = await db.select({ id: s.importRuns.id }).from(s.importRuns).where(eq(s.importRuns.orgId, orgId)).limit(1);
+  return Boolean(run);
+}

@@ -1,0 +1,92 @@
+/**
+ * The README's start command, run for real (issue 2, "How it is checked"):
+ * `npm start` serves the demo on the embedded store and prints the base URL and
+ * the three demo keys; the printed key answers /api/agent/status. A second
+ * start is idempotent (the demo is not imported twice) and issues fresh keys.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+interface Started {
+  child: ChildProcess;
+  banner: { baseUrl: string; store: string; orgId: string; orgs: { id: string; created: boolean }[]; keys: Record<'full' | 'noSensitive' | 'partner', string> };
+  stderr: () => string;
+}
+
+function start(cmd: string, args: string[], dataDir: string): Promise<Started> {
+  return new Promise((resolveStart, reject) => {
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      env: { ...process.env, CASHLINE_DATA_DIR: dataDir, PORT: '0', DATABASE_URL: '', CASHLINE_NOW: '2026-11-23T09:00:00Z' },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`no banner within 180 s; stderr: ${err.slice(-2000)}`)), 180_000);
+    child.stderr!.on('data', (d) => (err += d));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      for (const line of out.split('\n')) {
+        if (line.includes('"baseUrl"') && line.includes('"keys"')) {
+          clearTimeout(timer);
+          resolveStart({ child, banner: JSON.parse(line), stderr: () => err });
+          return;
+        }
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code} before serving; stderr: ${err.slice(-2000)}`)));
+  });
+}
+
+/** SIGTERM to the process group; resolves with the exit code, or the signal's name when killed by it. */
+async function stop(s: Started): Promise<number | string | null> {
+  const exited = new Promise<number | string | null>((r) => s.child.on('exit', (code, signal) => r(code ?? signal)));
+  process.kill(-s.child.pid!, 'SIGTERM');
+  return exited;
+}
+
+describe('npm start (README)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cashline-start-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('serves the demo on the embedded store and the printed keys work', async () => {
+    const s = await start('npm', ['start'], dataDir);
+    try {
+      const { baseUrl, keys, store, orgs } = s.banner;
+      expect(store).toBe('pglite');
+      expect(orgs.every((o) => o.created)).toBe(true);
+      expect(keys.full).toMatch(/^cl_user_/);
+      expect(keys.noSensitive).toMatch(/^cl_user_/);
+      expect(keys.partner).toMatch(/^cl_partner_/);
+      const status = await fetch(`${baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${keys.full}` } });
+      expect(status.status).toBe(200);
+      const body = await status.json();
+      expect(body.key.scopes).toContain('READ_SENSITIVE');
+      const limited = await (await fetch(`${baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${keys.noSensitive}` } })).json();
+      expect(limited.key.scopes).not.toContain('READ_SENSITIVE');
+      const partnerOrgs = await (await fetch(`${baseUrl}/api/agent/orgs`, { headers: { authorization: `Bearer ${keys.partner}` } })).json();
+      expect(partnerOrgs.orgs.length).toBeGreaterThanOrEqual(2);
+      expect(s.stderr()).toMatch(/demo: import/); // progress is shown
+    } finally {
+      // npm itself dies by the signal; the server it runs drains and exits 0 (checked on the direct run below).
+      expect([0, 'SIGTERM']).toContain(await stop(s));
+    }
+
+    const again = await start('node', ['dist/bin/cashline-server.js', 'demo'], dataDir);
+    try {
+      expect(again.banner.orgs.every((o) => !o.created)).toBe(true);
+      const old = await fetch(`${again.banner.baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${s.banner.keys.full}` } });
+      expect(old.status).toBe(401);
+      const fresh = await fetch(`${again.banner.baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${again.banner.keys.full}` } });
+      expect(fresh.status).toBe(200);
+    } finally {
+      expect(await stop(again)).toBe(0);
+    }
+  }, 400_000);
+});
