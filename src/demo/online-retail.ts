@@ -1,0 +1,250 @@
+/**
+ * Turns the UCI Online Retail data set (../shared/data/online-retail.csv.gz,
+ * real purchase history of ~4,300 customers, 2010-12 to 2011-12) into Xero
+ * Accounting API bodies for a second organisation, read by the importer like
+ * any other ledger. Conventions (docs/demo-data.md):
+ * - one ACCREC invoice per InvoiceNo, one line per CSV row (Quantity,
+ *   UnitAmount = UnitPrice, LineAmount = Quantity x UnitPrice exactly, no tax),
+ *   dated the invoice's calendar date as written (UK time), due the same day,
+ *   PAID that day by one payment into the bank account;
+ * - invoice numbers starting with C (cancellations) become ACCRECCREDIT credit
+ *   notes of the absolute amounts, refunded (PAID, no remaining credit);
+ * - rows without a CustomerID belong to one contact, "Walk-in customers";
+ * - invoices whose total is zero or negative (bad-debt adjustments, free
+ *   samples) are skipped and counted in `skipped`;
+ * - ids are GUID-shaped hashes of the source keys, so they are stable.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { createGunzip } from 'node:zlib';
+import { D } from '../domain/money.js';
+import type { XeroFiles } from './generate.js';
+
+export interface OnlineRetailOptions {
+  onProgress?: (step: string, done: number, total: number) => void;
+  /** Read at most this many CSV rows (tests). */
+  maxRows?: number;
+}
+
+export interface OnlineRetailOutput {
+  files: XeroFiles;
+  counts: { rows: number; invoices: number; creditNotes: number; customers: number; skipped: number };
+}
+
+export const WALK_IN = 'Walk-in customers';
+const TOTAL_ROWS = 541_909;
+
+export function stableGuid(key: string): string {
+  const h = createHash('sha1').update(key).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Splits one CSV line (RFC 4180 quoting). */
+export function csvFields(line: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (quoted) {
+      if (ch === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cur += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out;
+}
+
+interface Row {
+  stock: string;
+  desc: string;
+  qty: string;
+  price: string;
+}
+
+interface Doc {
+  number: string;
+  date: string;
+  customer: string | null;
+  country: string;
+  rows: Row[];
+}
+
+const msDate = (isoDate: string) => `/Date(${Date.parse(`${isoDate}T00:00:00Z`)}+0000)/`;
+const num = (d: InstanceType<typeof D>) => Number(d.toFixed());
+
+export async function convertOnlineRetail(csvGzPath: string, opts: OnlineRetailOptions = {}): Promise<OnlineRetailOutput> {
+  const progress = opts.onProgress ?? (() => {});
+  const docs = new Map<string, Doc>();
+  const lines = createInterface({ input: createReadStream(csvGzPath).pipe(createGunzip()), crlfDelay: Infinity });
+  let rows = 0;
+  let header = true;
+  for await (const line of lines) {
+    if (header) {
+      header = false;
+      if (!line.startsWith('InvoiceNo,')) throw new Error(`${csvGzPath}: unexpected header ${line.slice(0, 80)}`);
+      continue;
+    }
+    if (!line) continue;
+    if (opts.maxRows !== undefined && rows >= opts.maxRows) break;
+    const [invoiceNo, stock, desc, qty, date, price, customerId, country] = csvFields(line);
+    if (!invoiceNo || !date || qty === undefined || price === undefined) throw new Error(`${csvGzPath}: row ${rows + 2}: malformed`);
+    rows++;
+    let doc = docs.get(invoiceNo);
+    if (!doc) {
+      const customer = customerId ? String(Math.round(Number(customerId))) : null;
+      doc = { number: invoiceNo, date: date.slice(0, 10), customer, country: country ?? '', rows: [] };
+      docs.set(invoiceNo, doc);
+    }
+    doc.rows.push({ stock: stock ?? '', desc: desc ?? '', qty, price });
+    if (rows % 20_000 === 0) progress('read', rows, opts.maxRows ?? TOTAL_ROWS);
+  }
+  progress('read', rows, rows);
+
+  const bank = { AccountID: stableGuid('account:090'), Code: '090', Name: 'Business Current Account', Type: 'BANK', Class: 'ASSET', Status: 'ACTIVE', BankAccountType: 'BANK', CurrencyCode: 'GBP' };
+  const sales = { AccountID: stableGuid('account:200'), Code: '200', Name: 'Sales', Type: 'REVENUE', Class: 'REVENUE', Status: 'ACTIVE' };
+  const contacts = new Map<string, Record<string, unknown>>();
+  const contactFor = (doc: Doc) => {
+    const key = doc.customer ?? WALK_IN;
+    let c = contacts.get(key);
+    if (!c) {
+      c = {
+        ContactID: stableGuid(`contact:${key}`),
+        Name: doc.customer ? `Customer ${doc.customer}` : WALK_IN,
+        ContactStatus: 'ACTIVE',
+        IsCustomer: true,
+        IsSupplier: false,
+        DefaultCurrency: 'GBP',
+        Addresses: [{ AddressType: 'POBOX', Country: doc.country }],
+        UpdatedDateUTC: `/Date(${Date.parse(`${doc.date}T00:00:00Z`)}+0000)/`,
+      };
+      contacts.set(key, c);
+    }
+    return c;
+  };
+
+  const invoices: Record<string, unknown>[] = [];
+  const creditNotes: Record<string, unknown>[] = [];
+  const payments: Record<string, unknown>[] = [];
+  let skipped = 0;
+  let done = 0;
+  for (const doc of docs.values()) {
+    if (++done % 5_000 === 0) progress('convert', done, docs.size);
+    const credit = doc.number.startsWith('C');
+    const lineItems = doc.rows.map((r, i) => {
+      const qty = new D(r.qty);
+      const amount = qty.times(r.price);
+      return {
+        LineItemID: stableGuid(`line:${doc.number}:${i}`),
+        Description: r.desc,
+        ItemCode: r.stock,
+        Quantity: num(credit ? qty.abs() : qty),
+        UnitAmount: num(new D(r.price)),
+        LineAmount: num(credit ? amount.abs() : amount),
+        TaxAmount: 0,
+        TaxType: 'NONE',
+        AccountCode: '200',
+      };
+    });
+    const total = lineItems.reduce((a, l) => a.plus(String(l.LineAmount)), new D(0));
+    if (total.lte(0)) {
+      skipped++;
+      continue;
+    }
+    const c = contactFor(doc);
+    const contactRef = { ContactID: c.ContactID, Name: c.Name };
+    const stamp = `/Date(${Date.parse(`${doc.date}T18:00:00Z`)}+0000)/`;
+    if (credit) {
+      creditNotes.push({
+        Type: 'ACCRECCREDIT',
+        CreditNoteID: stableGuid(`cn:${doc.number}`),
+        CreditNoteNumber: doc.number,
+        Contact: contactRef,
+        Date: msDate(doc.date),
+        Status: 'PAID',
+        LineAmountTypes: 'NoTax',
+        LineItems: lineItems,
+        SubTotal: num(total),
+        TotalTax: 0,
+        Total: num(total),
+        RemainingCredit: 0,
+        CurrencyCode: 'GBP',
+        UpdatedDateUTC: stamp,
+      });
+      continue;
+    }
+    const id = stableGuid(`inv:${doc.number}`);
+    invoices.push({
+      Type: 'ACCREC',
+      InvoiceID: id,
+      InvoiceNumber: doc.number,
+      Contact: contactRef,
+      Date: msDate(doc.date),
+      DueDate: msDate(doc.date),
+      FullyPaidOnDate: msDate(doc.date),
+      Status: 'PAID',
+      LineAmountTypes: 'NoTax',
+      LineItems: lineItems,
+      SubTotal: num(total),
+      TotalTax: 0,
+      Total: num(total),
+      AmountDue: 0,
+      AmountPaid: num(total),
+      AmountCredited: 0,
+      CurrencyCode: 'GBP',
+      CurrencyRate: 1,
+      UpdatedDateUTC: stamp,
+    });
+    payments.push({
+      PaymentID: stableGuid(`pay:${doc.number}`),
+      Date: msDate(doc.date),
+      Amount: num(total),
+      PaymentType: 'ACCRECPAYMENT',
+      Status: 'AUTHORISED',
+      IsReconciled: true,
+      Reference: doc.number,
+      Account: { AccountID: bank.AccountID, Code: bank.Code },
+      Invoice: { InvoiceID: id, InvoiceNumber: doc.number },
+      UpdatedDateUTC: stamp,
+    });
+  }
+  progress('convert', docs.size, docs.size);
+
+  const pages = (key: string, records: unknown[], size = 100) => {
+    const out: Record<string, unknown[]>[] = [];
+    for (let i = 0; i < records.length; i += size) out.push({ [key]: records.slice(i, i + size) });
+    return out.length ? out : [{ [key]: [] }];
+  };
+  const files: XeroFiles = {
+    'Organisation.json': {
+      Organisations: [
+        {
+          OrganisationID: stableGuid('org:online-retail'),
+          Name: 'Online Retail (UCI)',
+          BaseCurrency: 'GBP',
+          CountryCode: 'GB',
+          FinancialYearEndDay: 31,
+          FinancialYearEndMonth: 3,
+          Timezone: 'GMTSTANDARDTIME',
+        },
+      ],
+    },
+    'Accounts.json': { Accounts: [bank, sales] },
+    'Contacts.json': pages('Contacts', [...contacts.values()]),
+    'Invoices.json': pages('Invoices', invoices),
+    'CreditNotes.json': pages('CreditNotes', creditNotes),
+    'Payments.json': pages('Payments', payments),
+  };
+  return {
+    files,
+    counts: { rows, invoices: invoices.length, creditNotes: creditNotes.length, customers: contacts.size, skipped },
+  };
+}
