@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+import { runCli } from '../cli/main.js';
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  env: process.env,
+});
