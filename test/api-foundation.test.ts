@@ -4,6 +4,7 @@
  * 4.2), limits (spec 8), errors (spec 7, decisions.md), status and orgs (spec
  * 2.10), the OpenAPI document (spec 9).
  */
+import type { JsonResponse } from './helpers/http.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import { BACKENDS } from './helpers/store.js';
@@ -12,6 +13,9 @@ import { generateKey } from '../src/domain/keys.js';
 import { revokeKey } from '../src/store/tenancy.js';
 import { rows } from '../src/store/db.js';
 import * as s from '../src/store/schema.js';
+
+
+const fetchJson = (url: string, init?: RequestInit) => fetch(url, init) as Promise<JsonResponse>;
 
 describe.each(BACKENDS)('agent API foundation on %s', (kind) => {
   let api: TestApi;
@@ -255,7 +259,7 @@ describe.each(BACKENDS)('agent API foundation on %s', (kind) => {
     });
 
     it('/api/agent/openapi.json is an OpenAPI 3.1 document generated from the schemas', async () => {
-      const res = await fetch(`${api.url}/api/agent/openapi.json`);
+      const res = await fetchJson(`${api.url}/api/agent/openapi.json`);
       expect(res.status).toBe(200);
       const doc = await res.json();
       expect(doc.openapi).toBe('3.1.0');

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { JsonResponse } from './helpers/http.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -51,6 +52,9 @@ async function stop(s: Started): Promise<number | string | null> {
   return exited;
 }
 
+
+const fetchJson = (url: string, init?: RequestInit) => fetch(url, init) as Promise<JsonResponse>;
+
 describe('npm start (README)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cashline-start-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -64,13 +68,13 @@ describe('npm start (README)', () => {
       expect(keys.full).toMatch(/^cl_user_/);
       expect(keys.noSensitive).toMatch(/^cl_user_/);
       expect(keys.partner).toMatch(/^cl_partner_/);
-      const status = await fetch(`${baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${keys.full}` } });
+      const status = await fetchJson(`${baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${keys.full}` } });
       expect(status.status).toBe(200);
       const body = await status.json();
       expect(body.key.scopes).toContain('READ_SENSITIVE');
-      const limited = await (await fetch(`${baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${keys.noSensitive}` } })).json();
+      const limited = await (await fetchJson(`${baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${keys.noSensitive}` } })).json();
       expect(limited.key.scopes).not.toContain('READ_SENSITIVE');
-      const partnerOrgs = await (await fetch(`${baseUrl}/api/agent/orgs`, { headers: { authorization: `Bearer ${keys.partner}` } })).json();
+      const partnerOrgs = await (await fetchJson(`${baseUrl}/api/agent/orgs`, { headers: { authorization: `Bearer ${keys.partner}` } })).json();
       expect(partnerOrgs.orgs.length).toBeGreaterThanOrEqual(2);
       expect(s.stderr()).toMatch(/demo: import/); // progress is shown
     } finally {
@@ -81,9 +85,9 @@ describe('npm start (README)', () => {
     const again = await start('node', ['dist/bin/cashline-server.js', 'demo'], dataDir);
     try {
       expect(again.banner.orgs.every((o) => !o.created)).toBe(true);
-      const old = await fetch(`${again.banner.baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${s.banner.keys.full}` } });
+      const old = await fetchJson(`${again.banner.baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${s.banner.keys.full}` } });
       expect(old.status).toBe(401);
-      const fresh = await fetch(`${again.banner.baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${again.banner.keys.full}` } });
+      const fresh = await fetchJson(`${again.banner.baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${again.banner.keys.full}` } });
       expect(fresh.status).toBe(200);
     } finally {
       expect(await stop(again)).toBe(0);

@@ -12,6 +12,9 @@ import { createKey, createOrg, createPartner, createUser, linkPartner, type Crea
 import { SCOPES, type Scope } from '../../src/domain/scopes.js';
 import { freshStore, type TestStore } from './store.js';
 
+/** A fetch Response whose json() is untyped, for terse assertions in tests. */
+export type JsonResponse = Omit<Response, 'json'> & { json(): Promise<any> };
+
 export interface TestApi {
   url: string;
   store: TestStore;
@@ -24,7 +27,7 @@ export interface TestApi {
   /** A user key (all scopes by default). */
   key(orgId: string, scopes?: readonly Scope[], userId?: string): Promise<string>;
   partner(orgIds: string[], scopes?: readonly Scope[]): Promise<{ partnerId: string; key: string }>;
-  get(path: string, key?: string | null, headers?: Record<string, string>): Promise<Response>;
+  get(path: string, key?: string | null, headers?: Record<string, string>): Promise<JsonResponse>;
 }
 
 export async function startTestApi(
