@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { action, type CommandContext, type Io, KEEP_RUNNING, OperatorError } from './cli.js';
 import { closeOnSignals, startServer } from '../api/server.js';
 import { createLogger } from '../log.js';
+import { RedisLimiter } from '../store/redis-usage.js';
 import { importDirectory } from '../ledger/import.js';
 import { requireOrg } from '../store/tenancy.js';
 import { progressPrinter } from './progress.js';
@@ -12,15 +13,25 @@ import { setupDemo } from './demo.js';
 export async function serveApi(ctx: CommandContext, opts: { host?: string; port?: number } = {}) {
   const store = await ctx.store();
   const logger = createLogger(ctx.config);
+  // Counters: Redis when REDIS_URL is set (shared by every instance), else the SQL store.
+  const limiter = ctx.config.REDIS_URL ? new RedisLimiter(ctx.config.REDIS_URL) : undefined;
   const server = await startServer({
     store,
     config: ctx.config,
     logger,
     host: opts.host ?? ctx.config.HOST,
     port: opts.port ?? ctx.config.PORT,
+    ...(limiter ? { limiter } : {}),
   });
-  closeOnSignals(server, () => store.close(), (msg) => logger.info(msg));
-  logger.info({ url: server.url, store: store.kind }, 'listening');
+  closeOnSignals(
+    server,
+    async () => {
+      await limiter?.close();
+      await store.close();
+    },
+    (msg) => logger.info(msg),
+  );
+  logger.info({ url: server.url, store: store.kind, counters: limiter ? 'redis' : 'sql' }, 'listening');
   return server;
 }
 
