@@ -1,0 +1,142 @@
+/**
+ * Counters shared across API processes, and a Redis that stops answering
+ * (issue 5: "Two API processes sharing PostgreSQL or Redis: 200 concurrent
+ * requests for one key and endpoint give exactly 60 admitted"; "Redis stopped
+ * mid-run (SIGSTOP): every request is answered within 2 s … never a wrong 429,
+ * never a hang, and all is normal within 5 s after it resumes").
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshStore, type TestStore } from './helpers/store.js';
+import { startTestApi, type TestApi } from './helpers/http.js';
+import { REDIS_TEST_URL } from './helpers/env.js';
+import { createKey, createOrg } from '../src/store/tenancy.js';
+import { RedisLimiter } from '../src/store/redis-usage.js';
+import { SCOPES } from '../src/domain/scopes.js';
+
+const BIN = resolve(import.meta.dirname, '..', 'dist', 'bin', 'cashline-server.js');
+
+function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolveServe, reject) => {
+    const child = spawn('node', [BIN, 'serve', '--port', '0'], {
+      env: { PATH: process.env.PATH!, CASHLINE_LOG_LEVEL: 'warn', CASHLINE_CURSOR_SECRET: 'shared-secret-for-both-instances', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stderr!.on('data', (d) => (err += d));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /\{"baseUrl":"([^"]+)"\}/.exec(out);
+      if (m) resolveServe({ child, url: m[1]! });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+    setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 60_000);
+  });
+}
+
+describe.each([
+  { name: 'PostgreSQL counters', redis: false },
+  { name: 'Redis counters', redis: true },
+])('two API processes sharing $name', ({ redis }) => {
+  let store: TestStore;
+  const children: ChildProcess[] = [];
+  let urls: string[] = [];
+  let key: string;
+  beforeAll(async () => {
+    store = await freshStore('postgres');
+    const env = { DATABASE_URL: store.url!, ...(redis ? { REDIS_URL: REDIS_TEST_URL } : {}) };
+    const servers = await Promise.all([serve(env), serve(env)]);
+    for (const s of servers) children.push(s.child);
+    urls = servers.map((s) => s.url);
+    const { orgId } = await createOrg(store.db, { name: 'Shared', plan: 'Reserve', now: new Date() });
+    key = (await createKey(store.db, { orgId, scopes: [...SCOPES], now: new Date() })).key;
+  }, 90_000);
+  afterAll(async () => {
+    for (const c of children) c.kill('SIGTERM');
+    await store?.close();
+  });
+
+  it('200 concurrent requests for one key and endpoint, spread over both: exactly 60 admitted', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        fetch(`${urls[i % 2]}/api/agent/status`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status),
+      ),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(60);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(140);
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((r) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => r(port));
+    });
+  });
+}
+
+describe('Redis stopped mid-run (SIGSTOP)', () => {
+  let redis: ChildProcess;
+  let limiter: RedisLimiter;
+  let api: TestApi;
+  let key: string;
+  beforeAll(async () => {
+    const port = await freePort();
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const url = `redis://127.0.0.1:${port}`;
+    limiter = new RedisLimiter(url, { commandTimeoutMs: 500 });
+    for (let i = 0; i < 50; i++) {
+      try {
+        await limiter.usage({ billingAccountId: 'x', meterId: 'x', orgId: 'x', limit: 1 }, new Date());
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    api = await startTestApi('postgres', { limiter: () => limiter });
+    const o = await api.org({ name: 'Redis faults', plan: 'Reserve' });
+    key = await api.key(o.orgId);
+  }, 60_000);
+  afterAll(async () => {
+    redis?.kill('SIGCONT');
+    redis?.kill('SIGKILL');
+    await api?.close();
+    await limiter?.close();
+  });
+
+  it('answers every request within 2 s with a clear 503 (never a wrong 429, never a hang), and recovers within 5 s', async () => {
+    expect((await api.get('/api/agent/status', key)).status).toBe(200);
+    redis.kill('SIGSTOP');
+    const timed = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const t = performance.now();
+        const res = await api.get('/api/agent/status', key);
+        return { status: res.status, body: await res.json(), ms: performance.now() - t, retry: res.headers.get('retry-after') };
+      }),
+    );
+    for (const r of timed) {
+      expect(r.status).toBe(503);
+      expect(r.body.error).toBe('service_unavailable');
+      expect(r.retry).not.toBeNull();
+      expect(r.ms).toBeLessThan(2_000);
+    }
+    redis.kill('SIGCONT');
+    const resumed = performance.now();
+    let ok = false;
+    while (performance.now() - resumed < 5_000) {
+      const res = await api.get('/api/agent/status', key);
+      expect([200, 503]).toContain(res.status);
+      if (res.status === 200) {
+        ok = true;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ok).toBe(true);
+    for (let i = 0; i < 5; i++) expect((await api.get('/api/agent/status', key)).status).toBe(200);
+  }, 30_000);
+});
