@@ -235,8 +235,21 @@ export const cashItems = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.orgId, t.id] }),
-    index('cash_items_list_idx').on(t.orgId, t.source, t.sortDate.desc(), t.id.desc()),
-    index('cash_items_contact_idx').on(t.orgId, t.contactId, t.source),
+    // Lists (docs/lists.md): ascending keys scanned backwards give the lists' order
+    // (sort_date desc, id desc) and keyset row comparisons; the trailing columns
+    // make filtered counts and totals index-only.
+    index('cash_items_list_idx').on(
+      t.orgId,
+      t.source,
+      t.ledgerType,
+      t.sortDate,
+      t.id,
+      t.ledgerStatus,
+      t.currency,
+      t.total,
+      t.contactId,
+    ),
+    index('cash_items_contact_idx').on(t.orgId, t.contactId, t.source, t.sortDate, t.id),
   ],
 );
 
@@ -332,7 +345,8 @@ export const purchaseOrders = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.orgId, t.id] }),
-    index('purchase_orders_list_idx').on(t.orgId, t.sortDate.desc(), t.id.desc()),
+    // Lists (docs/lists.md): scanned backwards for sort_date desc, id desc; trailing columns for index-only counts and totals.
+    index('purchase_orders_list_idx').on(t.orgId, t.sortDate, t.id, t.status, t.currency, t.total, t.contactId),
   ],
 );
 

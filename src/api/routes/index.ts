@@ -2,8 +2,15 @@
 import type { ApiApp } from '../context.js';
 import { registerStatus } from './status.js';
 import { registerOrgs } from './orgs.js';
+import { registerLedger } from './ledger.js';
+import { registerContacts } from './contacts.js';
+import { registerBank } from './bank.js';
 
 export function registerRoutes(app: ApiApp): void {
   registerStatus(app);
   registerOrgs(app);
+  registerLedger(app);
+  // The contacts drill (/contacts/{id}) after /contacts/summary, when that is registered.
+  registerContacts(app);
+  registerBank(app);
 }

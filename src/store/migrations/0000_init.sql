@@ -413,8 +413,8 @@ CREATE UNIQUE INDEX "api_keys_prefix_key" ON "api_keys" USING btree ("key_prefix
 CREATE INDEX "audit_log_org_idx" ON "audit_log" USING btree ("org_id","at");--> statement-breakpoint
 CREATE INDEX "bank_transactions_date_idx" ON "bank_transactions" USING btree ("org_id","date");--> statement-breakpoint
 CREATE INDEX "burst_events_window_idx" ON "burst_events" USING btree ("key_id","route","at");--> statement-breakpoint
-CREATE INDEX "cash_items_list_idx" ON "cash_items" USING btree ("org_id","source","sort_date" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "cash_items_contact_idx" ON "cash_items" USING btree ("org_id","contact_id","source");--> statement-breakpoint
+CREATE INDEX "cash_items_list_idx" ON "cash_items" USING btree ("org_id","source","ledger_type","sort_date","id","ledger_status","currency","total","contact_id");--> statement-breakpoint
+CREATE INDEX "cash_items_contact_idx" ON "cash_items" USING btree ("org_id","contact_id","source","sort_date","id");--> statement-breakpoint
 CREATE INDEX "contacts_recent_idx" ON "contacts" USING btree ("org_id","last_synced_at","id");--> statement-breakpoint
 CREATE INDEX "credit_events_window_idx" ON "credit_events" USING btree ("billing_account_id","user_id","at");--> statement-breakpoint
 CREATE INDEX "forecast_snapshots_latest_idx" ON "forecast_snapshots" USING btree ("org_id","scenario_id","computed_at" DESC NULLS LAST);--> statement-breakpoint
@@ -424,4 +424,4 @@ CREATE UNIQUE INDEX "organisations_slug_key" ON "organisations" USING btree ("sl
 CREATE INDEX "partner_links_org_idx" ON "partner_links" USING btree ("org_id");--> statement-breakpoint
 CREATE INDEX "payments_item_idx" ON "payments" USING btree ("org_id","item_id");--> statement-breakpoint
 CREATE INDEX "payments_date_idx" ON "payments" USING btree ("org_id","date");--> statement-breakpoint
-CREATE INDEX "purchase_orders_list_idx" ON "purchase_orders" USING btree ("org_id","sort_date" DESC NULLS LAST,"id" DESC NULLS LAST);
+CREATE INDEX "purchase_orders_list_idx" ON "purchase_orders" USING btree ("org_id","sort_date","id","status","currency","total","contact_id");

@@ -1,0 +1,375 @@
+/**
+ * Contacts (spec 2.5, 4.4, 4.5).
+ *
+ * List: `type` customer (isCustomer), supplier (isSupplier) or both (default:
+ * no type filter, so every contact, including those that are neither).
+ * Paging order: lastSyncedAt desc, id desc (keyset). `sort` revenue_desc and
+ * spend_desc re-sort the page in memory (spec 4.4), nulls last, ties in paging
+ * order; the paging order itself never changes, so cursors stay exact.
+ * Without READ_SENSITIVE sensitive contacts are withheld (paging.ts explains
+ * what a page then covers). Totals: byType partitions the matched set into
+ * customer-only, supplier-only, both and neither; grandTotal equals totalCount.
+ *
+ * Drill: the ledger fields, lastInvoice/lastBill, up to 50 recentPaidInvoices,
+ * the three plain sums (availableCredit, revenueAllTime, revenueTrailing12m)
+ * computed here in SQL, and the analytics fields read from contact_baselines
+ * (null until the nightly baseline has run). A sensitive contact is 404 for a
+ * key without READ_SENSITIVE (the list withholds it too).
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import { type Db, rows } from '../db.js';
+import type { CursorPosition } from '../../domain/cursor.js';
+import { canonical, canonicalOrNull, dec } from '../../domain/money.js';
+import { addDays, daysBetween } from '../../domain/calendar.js';
+import { type ContactSort, type ContactType, TOTALS_CAP } from '../../domain/list-params.js';
+import type { ContactDrill, ContactLastItem, ContactSummary, ContactsTotals, RecentPaidInvoice } from '../../schemas/ledger.js';
+import { type AggregateSource, countOf, dayToDateTime, type KeysetSpec, keysetPage, sortKeyText, tsToDateTime, textArray } from './paging.js';
+
+export const RECENT_PAID_LIMIT = 50;
+export const SENSITIVE_CONTACT_NAME = 'Sensitive contact';
+export const SENSITIVE_ACCOUNT_NAME = 'Sensitive account';
+
+function typeWhere(orgId: string, type: ContactType): SQL {
+  const conds: SQL[] = [sql`c.org_id = ${orgId}`];
+  if (type === 'customer') conds.push(sql`c.is_customer`);
+  if (type === 'supplier') conds.push(sql`c.is_supplier`);
+  return sql.join(conds, sql` and `);
+}
+
+/** An amount of `ci` in the organisation's base currency (Xero CurrencyRate: foreign units per base unit); null when unknown. */
+export function baseAmount(amount: SQL, baseCurrency: string): SQL {
+  return sql`case when ci.currency = ${baseCurrency} then ${amount}
+    when ci.currency_rate is not null and ci.currency_rate <> 0 then round(${amount} / ci.currency_rate, 2) end`;
+}
+
+export interface ContactListInput {
+  orgId: string;
+  type: ContactType;
+  sort: ContactSort;
+  after: CursorPosition | null;
+  limit: number;
+  gate: boolean;
+  totals: boolean;
+  totalsCap?: number;
+}
+
+export interface ContactListResult {
+  contacts: ContactSummary[];
+  next: CursorPosition | null;
+  totalCount: number;
+  redactedItemCount: number;
+  totals?: ContactsTotals;
+  totalsTruncated?: true;
+}
+
+interface ContactRow extends Record<string, unknown> {
+  sort_key: string;
+  id: string;
+  gated: boolean;
+  name: string;
+  is_customer: boolean;
+  is_supplier: boolean;
+  is_sensitive: boolean;
+  ltv: string | null;
+}
+
+export function contactKeysetSpec(input: Pick<ContactListInput, 'orgId' | 'type' | 'gate'>): KeysetSpec {
+  return {
+    columns: sql`${sortKeyText(sql`c.last_synced_at`, 'timestamptz')} as sort_key, c.id, c.name, c.is_customer,
+        c.is_supplier, c.is_sensitive, case when c.is_customer then b.ltv end as ltv`,
+    from: sql`from contacts c left join contact_baselines b on b.org_id = c.org_id and b.contact_id = c.id`,
+    where: typeWhere(input.orgId, input.type),
+    sortCol: sql`c.last_synced_at`,
+    sortKind: 'timestamptz',
+    idCol: sql`c.id`,
+    gated: input.gate ? sql`c.is_sensitive` : null,
+  };
+}
+
+function contactAggregate(where: SQL): AggregateSource {
+  return { from: sql`from contacts c`, where, status: sql`null`, currency: sql`null`, n: sql`count(*)`, amount: sql`null` };
+}
+
+/** Descending by value, nulls last; Array.prototype.sort is stable, so ties keep the paging order. */
+function sortByValueDesc<T>(list: T[], value: (t: T) => string | null): T[] {
+  return list
+    .map((t) => ({ t, v: value(t) }))
+    .sort((a, b) => {
+      if (a.v === null) return b.v === null ? 0 : 1;
+      if (b.v === null) return -1;
+      return dec(b.v).comparedTo(dec(a.v));
+    })
+    .map((x) => x.t);
+}
+
+/** All-time spend (ACTUAL bills, base currency) of the given suppliers. */
+async function spendOf(db: Db, orgId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const [org] = await rows<{ base_currency: string }>(db, sql`select base_currency from organisations where id = ${orgId}`);
+  const base = org?.base_currency ?? 'AUD';
+  const out = await rows<{ contact_id: string; spend: string | null }>(
+    db,
+    sql`select ci.contact_id, sum(${baseAmount(sql`ci.total`, base)}) as spend from cash_items ci
+      where ci.org_id = ${orgId} and ci.contact_id = any(${textArray(ids)}) and ci.source = 'LEDGER_BILL' and ci.status = 'ACTUAL'
+      group by ci.contact_id`,
+  );
+  return new Map(out.map((r) => [r.contact_id, r.spend ?? '0']));
+}
+
+export async function listContacts(db: Db, input: ContactListInput): Promise<ContactListResult> {
+  const spec = contactKeysetSpec(input);
+  const wantTotals = input.totals;
+  const [page, counted] = await Promise.all([
+    keysetPage<ContactRow>(db, spec, input.after, input.limit),
+    wantTotals
+      ? rows<{ customer: number; supplier: number; both: number; neither: number }>(
+          db,
+          sql`select count(*) filter (where c.is_customer and not c.is_supplier)::int8 as customer,
+              count(*) filter (where c.is_supplier and not c.is_customer)::int8 as supplier,
+              count(*) filter (where c.is_customer and c.is_supplier)::int8 as both,
+              count(*) filter (where not c.is_customer and not c.is_supplier)::int8 as neither
+            from contacts c where ${spec.where}`,
+        ).then((r) => r[0]!)
+      : countOf(db, contactAggregate(spec.where)),
+  ]);
+  let contacts: ContactSummary[] = page.rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    isCustomer: r.is_customer,
+    isSupplier: r.is_supplier,
+    isSensitive: r.is_sensitive,
+    lastSyncedAt: tsToDateTime(r.sort_key),
+    ltv: canonicalOrNull(r.ltv),
+  }));
+  if (input.sort === 'revenue_desc') contacts = sortByValueDesc(contacts, (c) => c.ltv ?? null);
+  if (input.sort === 'spend_desc') {
+    const spend = await spendOf(db, input.orgId, contacts.filter((c) => c.isSupplier).map((c) => c.id));
+    contacts = sortByValueDesc(contacts, (c) => (c.isSupplier ? (spend.get(c.id) ?? '0') : null));
+  }
+  let totalCount: number;
+  const result: Omit<ContactListResult, 'totalCount'> = { contacts, next: page.next, redactedItemCount: page.redacted };
+  if (typeof counted === 'number') {
+    totalCount = counted;
+  } else {
+    const byType = {
+      customer: Number(counted.customer),
+      supplier: Number(counted.supplier),
+      both: Number(counted.both),
+      neither: Number(counted.neither),
+    };
+    totalCount = byType.customer + byType.supplier + byType.both + byType.neither;
+    if (totalCount > (input.totalsCap ?? TOTALS_CAP)) result.totalsTruncated = true;
+    else result.totals = { byType, grandTotal: { count: totalCount } };
+  }
+  return { ...result, totalCount };
+}
+
+// ---------------------------------------------------------------------------
+// Drill
+// ---------------------------------------------------------------------------
+
+const CHURN_FACTOR: Record<string, number> = { ACTIVE: 1, AT_RISK: 0.5, CHURNED: 0 };
+
+function num(v: unknown): number | null {
+  if (v === null || v === undefined || v === '') return null;
+  const n = typeof v === 'number' ? v : Number(v);
+  return Number.isFinite(n) ? n : null;
+}
+
+function decimalText(v: unknown): string | null {
+  if (v === null || v === undefined || v === '') return null;
+  try {
+    return canonical(String(v));
+  } catch {
+    return null;
+  }
+}
+
+interface LastItemRow extends Record<string, unknown> {
+  source: string;
+  id: string;
+  number: string | null;
+  reference: string | null;
+  total: string;
+  amount_due: string;
+  currency: string;
+  issue_date: string | null;
+  due_date: string | null;
+  paid_date: string | null;
+  status: string;
+  ledger_status: string;
+}
+
+function toLastItem(r: LastItemRow): ContactLastItem {
+  return {
+    id: r.id,
+    number: r.number,
+    reference: r.reference,
+    amount: canonical(r.total),
+    amountDue: canonical(r.amount_due),
+    currency: r.currency,
+    issueDate: dayToDateTime(r.issue_date),
+    dueDate: dayToDateTime(r.due_date),
+    paidDate: dayToDateTime(r.paid_date),
+    status: r.status as ContactLastItem['status'],
+    ledgerStatus: r.ledger_status as ContactLastItem['ledgerStatus'],
+  };
+}
+
+export interface ContactDrillInput {
+  orgId: string;
+  id: string;
+  gate: boolean;
+  /** Today in the organisation's time zone (YYYY-MM-DD): the end of the trailing-12-month window. */
+  today: string;
+}
+
+/** The contact drill; null when absent, another org's, or a sensitive contact for a gated key. */
+export async function getContact(db: Db, input: ContactDrillInput): Promise<{ contact: ContactDrill; redactedItemCount: number } | null> {
+  const [c] = await rows<{
+    id: string;
+    name: string;
+    is_customer: boolean;
+    is_supplier: boolean;
+    is_sensitive: boolean;
+    last_synced_at: string;
+    base_currency: string;
+    gross_margin_override: string | null;
+    ltv: string | null;
+    abc_class: string | null;
+    cadence: string | null;
+    cadence_confidence: number | null;
+    payment_delay_median_days: string | null;
+    details: Record<string, unknown> | null;
+  }>(
+    db,
+    sql`select c.id, c.name, c.is_customer, c.is_supplier, c.is_sensitive,
+        ${sortKeyText(sql`c.last_synced_at`, 'timestamptz')} as last_synced_at,
+        o.base_currency, o.gross_margin_override, b.ltv, b.abc_class, b.cadence, b.cadence_confidence,
+        b.payment_delay_median_days, b.details
+      from contacts c join organisations o on o.id = c.org_id
+      left join contact_baselines b on b.org_id = c.org_id and b.contact_id = c.id
+      where c.org_id = ${input.orgId} and c.id = ${input.id}`,
+  );
+  if (!c) return null;
+  if (input.gate && c.is_sensitive) return null;
+  const base = c.base_currency;
+  const windowStart = addDays(input.today, -365);
+
+  const [sums, last, paid] = await Promise.all([
+    rows<{ available_credit: string | null; revenue_all_time: string | null; revenue_12m: string | null }>(
+      db,
+      sql`select
+          sum(case when ci.source = 'LEDGER_CREDIT_NOTE' and ci.ledger_type = 'ACCRECCREDIT' and ci.ledger_status = 'AUTHORISED'
+                and ci.currency = ${base}
+              then coalesce(ci.remaining_credit, ci.total - coalesce((select sum(a.amount) from credit_note_allocations a
+                where a.org_id = ci.org_id and a.credit_note_id = ci.id), 0)) end) as available_credit,
+          sum(case when ci.source = 'LEDGER_INVOICE' and ci.status = 'ACTUAL' then ${baseAmount(sql`ci.total`, base)} end) as revenue_all_time,
+          sum(case when ci.source = 'LEDGER_INVOICE' and ci.status = 'ACTUAL'
+                and coalesce(ci.paid_date, ci.sort_date) > ${windowStart}::date
+                and coalesce(ci.paid_date, ci.sort_date) <= ${input.today}::date
+              then ${baseAmount(sql`ci.total`, base)} end) as revenue_12m
+        from cash_items ci where ci.org_id = ${input.orgId} and ci.contact_id = ${input.id}`,
+    ),
+    rows<LastItemRow>(
+      db,
+      sql`select * from (
+          (select 'LEDGER_INVOICE' as source, ci.id, ci.number, ci.reference, ci.total, ci.amount_due, ci.currency, ci.issue_date,
+              ci.due_date, ci.paid_date, ci.status, ci.ledger_status
+            from cash_items ci where ci.org_id = ${input.orgId} and ci.contact_id = ${input.id} and ci.source = 'LEDGER_INVOICE'
+              and ci.ledger_status not in ('VOIDED', 'DELETED')
+            order by ci.sort_date desc, ci.id desc limit 1)
+          union all
+          (select 'LEDGER_BILL' as source, ci.id, ci.number, ci.reference, ci.total, ci.amount_due, ci.currency, ci.issue_date,
+              ci.due_date, ci.paid_date, ci.status, ci.ledger_status
+            from cash_items ci where ci.org_id = ${input.orgId} and ci.contact_id = ${input.id} and ci.source = 'LEDGER_BILL'
+              and ci.ledger_status not in ('VOIDED', 'DELETED')
+            order by ci.sort_date desc, ci.id desc limit 1)) t`,
+    ),
+    rows<{
+      id: string;
+      number: string | null;
+      reference: string | null;
+      total: string;
+      currency: string;
+      issue_date: string | null;
+      due_date: string | null;
+      paid_date: string;
+      account_code: string | null;
+      account_name: string | null;
+      sensitive: boolean;
+    }>(
+      db,
+      sql`select ci.id, ci.number, ci.reference, ci.total, ci.currency, ci.issue_date, ci.due_date,
+          coalesce(ci.paid_date, ci.sort_date) as paid_date, main.account_code, main.account_name,
+          exists (select 1 from cash_item_lines sl join accounts sa on sa.org_id = sl.org_id and sa.code = sl.account_code
+            where sl.org_id = ci.org_id and sl.item_id = ci.id and sa.is_sensitive) as sensitive
+        from cash_items ci
+        left join lateral (
+          select l.account_code, (select a.name from accounts a where a.org_id = l.org_id and a.code = l.account_code
+              order by (a.status = 'ACTIVE') desc, a.id limit 1) as account_name
+          from cash_item_lines l where l.org_id = ci.org_id and l.item_id = ci.id
+          order by abs(l.line_amount) desc, l.line_number limit 1) main on true
+        where ci.org_id = ${input.orgId} and ci.contact_id = ${input.id} and ci.source = 'LEDGER_INVOICE' and ci.ledger_status = 'PAID'
+        order by coalesce(ci.paid_date, ci.sort_date) desc, ci.id desc
+        limit ${RECENT_PAID_LIMIT}`,
+    ),
+  ]);
+
+  const s = sums[0];
+  const revenueAllTime = canonical(s?.revenue_all_time ?? '0');
+  const revenueTrailing12m = canonical(s?.revenue_12m ?? '0');
+  const d = c.details ?? {};
+  const gm = num(d.grossMarginPercent) ?? num(c.gross_margin_override);
+  const lifetime = Math.min(5, Math.max(1, num(d.expectedLifetimeYears) ?? 1));
+  let projectedLtv = decimalText(d.projectedLtv);
+  if (projectedLtv === null && gm !== null && typeof d.churnStatus === 'string' && d.churnStatus in CHURN_FACTOR) {
+    projectedLtv = canonical(dec(revenueTrailing12m).times(gm).times(lifetime).times(CHURN_FACTOR[d.churnStatus]!));
+  }
+  let redacted = 0;
+  const recentPaidInvoices: RecentPaidInvoice[] = paid.map((p) => {
+    const masked = input.gate && p.sensitive;
+    if (masked) redacted++;
+    return {
+      id: p.id,
+      invoiceNumber: p.number,
+      reference: p.reference,
+      amount: canonical(p.total),
+      currency: p.currency,
+      issueDate: dayToDateTime(p.issue_date),
+      dueDate: dayToDateTime(p.due_date),
+      paidDate: dayToDateTime(p.paid_date),
+      daysLate: p.due_date ? daysBetween(p.due_date, p.paid_date) : null,
+      accountCode: masked ? null : p.account_code,
+      accountName: masked ? SENSITIVE_ACCOUNT_NAME : (p.account_name ?? ''),
+    };
+  });
+  const lastInvoice = last.find((r) => r.source === 'LEDGER_INVOICE');
+  const lastBill = last.find((r) => r.source === 'LEDGER_BILL');
+  const cadence = c.cadence as ContactDrill['cadence'];
+  return {
+    contact: {
+      id: c.id,
+      name: c.name,
+      isCustomer: c.is_customer,
+      isSupplier: c.is_supplier,
+      isSensitive: c.is_sensitive,
+      lastSyncedAt: tsToDateTime(c.last_synced_at),
+      availableCredit: canonical(s?.available_credit ?? '0'),
+      revenueTrailing12m,
+      revenueAllTime,
+      projectedLtv,
+      historicalLtv: gm === null ? null : canonical(dec(revenueAllTime).times(gm)),
+      grossMarginPercent: gm,
+      expectedLifetimeYears: lifetime,
+      paymentDelayMedianDays: canonicalOrNull(c.payment_delay_median_days),
+      cadence: cadence ?? null,
+      cadenceConfidence: c.cadence_confidence ?? null,
+      abcClass: c.is_customer ? ((c.abc_class as ContactDrill['abcClass']) ?? null) : null,
+      lastInvoice: lastInvoice ? toLastItem(lastInvoice) : null,
+      lastBill: lastBill ? toLastItem(lastBill) : null,
+      recentPaidInvoices,
+    },
+    redactedItemCount: redacted,
+  };
+}
