@@ -5,8 +5,60 @@
  * `error: <kind> - <message>` on stderr with a distinct exit code per kind
  * (docs/cli.md).
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
+import type { z } from 'zod';
 import { CliError, getJson, type ClientOptions } from './http.js';
+import { isCalendarDate } from '../domain/calendar.js';
+import type {
+  AccountBalancesQuery,
+  ContactListQuery,
+  CreditNoteListQuery,
+  InvoiceListQuery,
+  PurchaseOrderListQuery,
+} from '../schemas/params.js';
+
+/** Query objects typed by the server's own schemas: a renamed parameter fails the build. */
+type Query<S extends z.ZodType> = { [K in keyof z.infer<S>]?: string };
+
+interface ListFlags {
+  status?: string;
+  contactId?: string;
+  dateFrom?: string;
+  dateTo?: string;
+  limit?: string;
+  cursor?: string;
+  all?: boolean;
+  totals?: boolean;
+  lines?: boolean;
+  type?: string;
+  sort?: string;
+  date?: string;
+}
+
+function checkDate(flag: string, v: string | undefined): string | undefined {
+  if (v !== undefined && !isCalendarDate(v)) throw new CliError('validation_error', `${flag} must be a real date YYYY-MM-DD, got '${v}'`);
+  return v;
+}
+
+function checkLimit(v: string | undefined): string | undefined {
+  if (v !== undefined && !/^[1-9]\d*$/.test(v)) throw new CliError('validation_error', `--limit must be a whole number of at least 1, got '${v}'`);
+  return v;
+}
+
+const flag = (b: boolean | undefined) => (b ? 'true' : undefined);
+
+function itemQuery(f: ListFlags): Query<typeof CreditNoteListQuery> {
+  return {
+    status: f.status,
+    contactId: f.contactId,
+    dateFrom: checkDate('--date-from', f.dateFrom),
+    dateTo: checkDate('--date-to', f.dateTo),
+    limit: checkLimit(f.limit),
+    cursor: f.cursor,
+    autoPaginate: flag(f.all),
+    totals: flag(f.totals),
+  };
+}
 
 export interface CliIo {
   stdout: (t: string) => void;
@@ -49,6 +101,84 @@ export function buildCli(io: CliIo): Command {
 
   endpoint('status', '/api/agent/status', 'subscription, usage and key status (never charged)');
   endpoint('orgs', '/api/agent/orgs', 'organisations this key reaches');
+  endpoint('bank-accounts', '/api/agent/bank-accounts', 'bank accounts with reconciled and statement balances');
+
+  const run = async (name: string, path: string, query: Record<string, string | undefined>) => {
+    const opts = clientOptions(program.opts<GlobalFlags>(), io.env, name);
+    io.stdout(`${JSON.stringify(await getJson(opts, path, query), null, 2)}\n`);
+  };
+  const itemFlags = (cmd: Command) =>
+    cmd
+      .option('--status <list>', 'comma-separated statuses (OR)')
+      .option('--contact-id <id>', 'ledger contact id')
+      .option('--date-from <date>', 'from this issue date, YYYY-MM-DD')
+      .option('--date-to <date>', 'to this issue date, YYYY-MM-DD (inclusive)')
+      .option('--limit <n>', 'rows per page (capped at 200)')
+      .option('--cursor <cursor>', 'nextCursor of the previous page')
+      .option('--all', 'the whole matched set in one response (autoPaginate, up to 5,000 rows)')
+      .option('--totals', 'add totals over the whole filtered set');
+
+  for (const [name, path, what] of [
+    ['invoices', '/api/agent/invoices', 'receivable invoices'],
+    ['bills', '/api/agent/bills', 'payable bills'],
+  ] as const) {
+    itemFlags(program.command(name).description(what))
+      .option('--lines', 'include each item\'s lines')
+      .action(async (f: ListFlags) => {
+        const q: Query<typeof InvoiceListQuery> = { ...itemQuery(f), lines: flag(f.lines) };
+        await run(name, path, q);
+      });
+  }
+  itemFlags(program.command('credit-notes').description('receivable credit notes')).action(async (f: ListFlags) => {
+    const q: Query<typeof CreditNoteListQuery> = itemQuery(f);
+    await run('credit-notes', '/api/agent/credit-notes', q);
+  });
+  itemFlags(program.command('purchase-orders').description('purchase orders (status matches verbatim)')).action(async (f: ListFlags) => {
+    const q: Query<typeof PurchaseOrderListQuery> = itemQuery(f);
+    await run('purchase-orders', '/api/agent/purchase-orders', q);
+  });
+  program
+    .command('contacts')
+    .description('contacts')
+    .addOption(new Option('--type <type>', 'customer, supplier or both').choices(['customer', 'supplier', 'both']))
+    .addOption(new Option('--sort <order>', 'order').choices(['recent_desc', 'revenue_desc', 'spend_desc']))
+    .option('--limit <n>', 'rows per page (capped at 200)')
+    .option('--cursor <cursor>', 'nextCursor of the previous page')
+    .option('--all', 'every matching contact in one response (up to 5,000)')
+    .option('--totals', 'add counts by type')
+    .action(async (f: ListFlags) => {
+      const q: Query<typeof ContactListQuery> = {
+        type: f.type,
+        sort: f.sort,
+        limit: checkLimit(f.limit),
+        cursor: f.cursor,
+        autoPaginate: flag(f.all),
+        totals: flag(f.totals),
+      };
+      await run('contacts', '/api/agent/contacts', q);
+    });
+  program
+    .command('account-balances')
+    .description('balance-sheet account balances as at a date')
+    .option('--date <date>', "as at this day, YYYY-MM-DD (default today in the organisation's zone)")
+    .action(async (f: ListFlags) => {
+      const q: Query<typeof AccountBalancesQuery> = { date: checkDate('--date', f.date) };
+      await run('account-balances', '/api/agent/account-balances', q);
+    });
+  for (const [name, path, what] of [
+    ['contact', '/api/agent/contacts/', 'one contact, by its ledger id'],
+    ['credit-note', '/api/agent/credit-notes/', 'one credit note, by id'],
+    ['purchase-order', '/api/agent/purchase-orders/', 'one purchase order, by id'],
+  ] as const) {
+    program
+      .command(name)
+      .description(what)
+      .argument('<id>', 'the id')
+      .action(async (id: string) => {
+        if (!id.trim()) throw new CliError('validation_error', '<id> must not be empty');
+        await run(name, `${path}${encodeURIComponent(id)}`, {});
+      });
+  }
   return program;
 }
 
