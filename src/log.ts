@@ -1,8 +1,35 @@
-/** Structured JSON logs (pino). Keys and authorization headers are never logged. */
+/**
+ * Structured JSON logs (pino), level from CASHLINE_LOG_LEVEL. Keys, secrets
+ * and authorization headers are never logged: the API logs no headers at all
+ * (only a key's public prefix), and the redact list below censors them should
+ * anything pass such an object to the logger.
+ */
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 
 export type { Logger };
+
+export const REDACT_PATHS = [
+  'authorization',
+  'Authorization',
+  'headers.authorization',
+  'headers.Authorization',
+  'req.headers.authorization',
+  'request.headers.authorization',
+  '*.authorization',
+  'key',
+  '*.key',
+  'apiKey',
+  '*.apiKey',
+  'secret',
+  '*.secret',
+  'secretHash',
+  '*.secretHash',
+  'token',
+  '*.token',
+  'password',
+  '*.password',
+];
 
 export function createLogger(config: Pick<Config, 'CASHLINE_LOG_LEVEL'>, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -10,10 +37,7 @@ export function createLogger(config: Pick<Config, 'CASHLINE_LOG_LEVEL'>, destina
       level: config.CASHLINE_LOG_LEVEL,
       base: { service: 'cashline' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: {
-        paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', '*.key', 'secret', '*.secret'],
-        censor: '[redacted]',
-      },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     },
     destination,
   );

@@ -1,44 +1,59 @@
 /**
- * The HTTP application. For every `/api/agent/*` request the pipeline runs, in
- * order: method check (only GET exists: 405), authentication (401), route
- * match (404), tenancy (400 org_required / 403 forbidden), burst cap (429
- * rate_limited; counts every authenticated request), scope (403
- * insufficient_scope), query credit reservation (429 quota_exhausted; never on
- * /status), the envelope, then the route's own validation (400) and handler.
- * Afterwards a reserved credit is returned unless the answer was 2xx or 404,
- * the envelope headers are set on 2xx answers, and the audit log is written.
+ * The HTTP application. Every request under /api/agent/ runs, in order:
+ *  1. `observe`: request id; afterwards RateLimit headers, Cache-Control:
+ *     no-store, the audit row (authenticated requests) and the access log;
+ *  2. method guard (every path): only GET exists (405 method_not_allowed, `Allow: GET`);
+ *  3. the public documents (/api/agent/openapi.json, /api/agent/docs) answer here;
+ *  4. endpoint match: a path no agentRoute declared is 404 not_found;
+ *  5. `authenticate`: the one 401;
+ *  6. `countBurst`: the request counts against the key's burst bucket;
+ *  7. `tenancy`: the target organisation (400 org_required, 403 forbidden);
+ *  8. scope: 403 insufficient_scope;
+ *  9. `limits`: 429 rate_limited (burst), then a query credit is reserved
+ *     (429 quota_exhausted), returned afterwards unless the answer is 2xx/404;
+ * 10. `envelope`: subscription, quota, usage, alerts; X-Service-* headers on 2xx;
+ * 11. the route's own validation (400 bad_request naming the parameter) and handler.
+ * Errors thrown anywhere become `{error, message}` bodies (src/api/errors.ts).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import { SqlLimiter } from '../store/usage.js';
-import { chargedCallsSince, writeAudit } from '../store/audit.js';
-import { ApiError, errorBody, isUnavailable } from './errors.js';
-import { authenticate, requestedOrg, resolveTenancy } from './auth.js';
-import type { AppEnv, AuthContext, Deps, Envelope } from './context.js';
-import { AGENT_PREFIX, ROUTE_SCOPES } from './route.js';
-import { billingAlertFor, ledgerAlertFor, legacyDailyLimit, nextUtcMidnight, subscriptionInfo, utcMidnight } from './envelope.js';
-import { type CreditSubject, type Limiter, planCredits } from './limits.js';
-import { registerRoutes } from './routes/index.js';
+import { authenticate, requireScope, tenancy } from './auth.js';
+import { countBurst, limits } from './admission.js';
+import type { ApiApp, AppEnv, Deps } from './context.js';
 import { registerDocs } from './docs.js';
+import { envelope } from './envelope.js';
+import { ApiError, badRequest, errorResponse, type ErrorBody } from './errors.js';
+import type { Limiter } from './limits.js';
+import { observe } from './observe.js';
+import { AGENT_PREFIX, ROUTE_SCOPES } from './route.js';
+import { registerRoutes } from './routes/index.js';
 
 export interface AppOptions {
   store: Store;
   config: Config;
+  /** The service clock (default: config.clock, which honours CASHLINE_NOW). */
   clock?: Clock;
   logger: Logger;
+  /** Burst and credit counters (default: the SQL store's). */
   limiter?: Limiter;
+  /**
+   * Registers more endpoints after the built-in ones (tests, experiments).
+   * Declare them with `agentRoute` so that the pipeline knows their scope.
+   */
+  extraRoutes?: (app: ApiApp) => void;
 }
 
-const TOOL_PATTERN = /^service\.[a-z_]+$/;
-const STATUS_ROUTE = `${AGENT_PREFIX}/status`;
+/** The app's dependencies as the brief names them. */
+export type AppDeps = AppOptions;
 
-export function createApp(opts: AppOptions): OpenAPIHono<AppEnv> {
+export function createApp(opts: AppOptions): ApiApp {
   const deps: Deps = {
     store: opts.store,
     config: opts.config,
@@ -49,13 +64,12 @@ export function createApp(opts: AppOptions): OpenAPIHono<AppEnv> {
   };
 
   const app = new OpenAPIHono<AppEnv>({
-    // A malformed known parameter is a 400 that names it (decisions.md).
-    defaultHook: (result, c) => {
+    // zod validation failures of a route's params/query/headers: a 400 naming the parameter (decisions.md).
+    defaultHook: (result) => {
       if (!result.success) {
         const issue = result.error.issues[0];
-        const parameter = String(issue?.path?.[0] ?? 'query');
-        const message = issue?.message ?? 'invalid value';
-        return c.json({ error: 'bad_request' as const, message: `${parameter}: ${message}`, parameter }, 400);
+        const parameter = issue?.path?.length ? String(issue.path[0]) : result.target;
+        throw badRequest(parameter, issue?.message ?? 'invalid value');
       }
       return undefined;
     },
@@ -63,187 +77,36 @@ export function createApp(opts: AppOptions): OpenAPIHono<AppEnv> {
 
   app.use('*', async (c, next) => {
     c.set('deps', deps);
-    c.set('requestId', c.req.header('x-request-id')?.slice(0, 64) || randomUUID());
     await next();
   });
-
-  app.use(`${AGENT_PREFIX}/*`, pipeline);
+  app.use(`${AGENT_PREFIX}/*`, observe);
+  app.use('*', async (c, next) => {
+    if (c.req.method !== 'GET') {
+      c.header('Allow', 'GET');
+      c.header('Cache-Control', 'no-store');
+      const body: ErrorBody = { error: 'method_not_allowed', message: 'The agent API is read-only: only GET exists.' };
+      return c.json(body, 405);
+    }
+    await next();
+  });
+  registerDocs(app); // public: answered before authentication
+  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countBurst, tenancy, checkScope, limits, envelope);
 
   registerRoutes(app);
-  registerDocs(app);
+  opts.extraRoutes?.(app);
 
-  app.notFound((c) => c.json({ error: 'not_found' as const, message: 'No such endpoint.' }, 404));
-  app.onError((err, c) => respondError(c as Context<AppEnv>, err));
+  app.notFound((c) => c.json({ error: 'not_found', message: 'No such endpoint.' } satisfies ErrorBody, 404));
+  app.onError((err, c) => errorResponse(c, err));
   return app;
 }
 
-function respondError(c: Context<AppEnv>, err: unknown): Response {
-  if (err instanceof ApiError) {
-    if (err.extra.retryAfterSeconds !== undefined) c.header('Retry-After', String(err.extra.retryAfterSeconds));
-    return c.json(errorBody(err), err.status);
-  }
-  const deps = c.get('deps');
-  if (isUnavailable(err)) {
-    deps?.logger.warn({ requestId: c.get('requestId'), err: { message: (err as Error).message } }, 'store unavailable');
-    c.header('Retry-After', '2');
-    return c.json({ error: 'service_unavailable' as const, message: 'The service is temporarily unavailable; retry shortly.' }, 503);
-  }
-  deps?.logger.error({ requestId: c.get('requestId'), err }, 'unhandled error');
-  return c.json({ error: 'internal_error' as const, message: 'Internal error.' }, 500);
-}
-
-/** The endpoint's template, e.g. /api/agent/contacts/:id, or null when no endpoint matches. */
-function endpointTemplate(c: Context<AppEnv>): string | null {
+/** The endpoint's template (e.g. /api/agent/contacts/:id) or a 404 for paths no agentRoute declared. */
+const matchEndpoint: MiddlewareHandler<AppEnv> = async (c, next) => {
   const routes = matchedRoutes(c).filter((r) => r.method !== 'ALL' && !r.path.endsWith('*'));
-  const last = routes[routes.length - 1];
-  return last && ROUTE_SCOPES.has(last.path) ? last.path : null;
-}
+  const template = routes.map((r) => r.path).find((p) => ROUTE_SCOPES.has(p));
+  if (!template) throw new ApiError(404, 'not_found', 'No such endpoint.');
+  c.set('route', template);
+  await next();
+};
 
-const PUBLIC_PATHS = new Set([`${AGENT_PREFIX}/openapi.json`, `${AGENT_PREFIX}/docs`]);
-
-async function pipeline(c: Context<AppEnv>, next: () => Promise<void>): Promise<Response | void> {
-  if (PUBLIC_PATHS.has(c.req.path)) return next();
-  const deps = c.get('deps');
-  const started = performance.now();
-  const now = deps.clock.now();
-  const method = c.req.method;
-
-  if (method !== 'GET' && method !== 'HEAD') {
-    c.header('Allow', 'GET');
-    return c.json({ error: 'method_not_allowed' as const, message: 'The agent API is read-only: only GET exists.' }, 405);
-  }
-
-  const db = deps.store.db;
-  const key = await authenticate(db, c.req.header('authorization'));
-  const route = endpointTemplate(c);
-  let auth: AuthContext | null = null;
-  let reservation: { subject: CreditSubject; id: string } | null = null;
-  let status = 500;
-  try {
-    if (!route) throw new ApiError(404, 'not_found', 'No such endpoint.');
-    c.set('route', route);
-    auth = await resolveTenancy(db, key, requestedOrg(c, route), route);
-    c.set('auth', auth);
-
-    const burst = await deps.limiter.hitBurst(auth.keyId, route, now);
-    c.header('RateLimit-Policy', `"burst";q=${burst.limit};w=60`);
-    c.header('RateLimit', `"burst";r=${burst.remaining};t=${burst.allowed ? burst.resetSeconds : burst.retryAfterSeconds}`);
-    if (!burst.allowed) {
-      throw new ApiError(429, 'rate_limited', `Burst cap: at most ${burst.limit} requests a minute per key and endpoint.`, {
-        retryAfterSeconds: burst.retryAfterSeconds,
-      });
-    }
-
-    const scope = ROUTE_SCOPES.get(route) ?? null;
-    if (scope && !auth.scopes.includes(scope)) {
-      throw new ApiError(403, 'insufficient_scope', `This endpoint needs the scope ${scope}.`);
-    }
-
-    const subject: CreditSubject | null =
-      auth.billing && auth.orgId
-        ? { billingAccountId: auth.billing.id, meterId: auth.meterId, orgId: auth.orgId, limit: planCredits(auth.billing.plan) }
-        : null;
-    let usage = null;
-    if (subject && route !== STATUS_ROUTE) {
-      const r = await deps.limiter.reserveCredit(subject, now);
-      usage = r.usage;
-      if (!r.allowed) {
-        throw new ApiError(
-          429,
-          'quota_exhausted',
-          `All ${subject.limit} query credits of the rolling 5-hour window are used; the next frees in ${r.retryAfterSeconds} seconds.`,
-          { retryAfterSeconds: r.retryAfterSeconds },
-        );
-      }
-      reservation = { subject, id: r.reservation };
-    } else if (subject) {
-      usage = await deps.limiter.usage(subject, now);
-    }
-    c.set('envelope', await buildEnvelope(deps, auth, usage, now));
-
-    await next();
-    status = c.res.status;
-  } catch (err) {
-    c.res = respondError(c, err);
-    status = c.res.status;
-  }
-
-  if (reservation && !((status >= 200 && status < 300) || status === 404)) {
-    await deps.limiter.releaseCredit(reservation.subject, reservation.id).catch((err) => {
-      deps.logger.warn({ err: { message: (err as Error).message } }, 'could not return a reserved credit');
-    });
-  }
-  c.header('Cache-Control', 'no-store');
-  if (status >= 200 && status < 300) setEnvelopeHeaders(c);
-
-  const tool = c.req.header('x-service-tool');
-  const durationMs = Math.round(performance.now() - started);
-  try {
-    await writeAudit(db, {
-      orgId: auth?.orgId ?? key.keyOrgId,
-      at: now,
-      keyId: key.keyId,
-      keyPrefix: key.keyPrefix,
-      userId: key.userId,
-      partnerId: key.partnerId,
-      method,
-      route: route ?? c.req.path.slice(0, 200),
-      status,
-      tool: tool && TOOL_PATTERN.test(tool) ? tool : null,
-      requestId: c.get('requestId'),
-      durationMs,
-    });
-  } catch (err) {
-    deps.logger.warn({ err: { message: (err as Error).message } }, 'could not write the audit log');
-  }
-  deps.logger.info(
-    { requestId: c.get('requestId'), method, route: route ?? c.req.path, status, durationMs, keyPrefix: key.keyPrefix, orgId: auth?.orgId ?? null },
-    'request',
-  );
-  return c.res;
-}
-
-async function buildEnvelope(deps: Deps, auth: AuthContext, usage: Envelope['usage'], now: Date): Promise<Envelope> {
-  if (!auth.org) return { subscription: null, usage: null, quota: null };
-  const subscription = auth.billing ? subscriptionInfo(auth.billing, now) : null;
-  let quota: Envelope['quota'] = null;
-  if (auth.billing) {
-    const limit = legacyDailyLimit(planCredits(auth.billing.plan));
-    const used = await chargedCallsSince(deps.store.db, auth.org.id, utcMidnight(now));
-    quota = { limit, used, remaining: Math.max(0, limit - used), resetAt: nextUtcMidnight(now) };
-  }
-  const billingAlert = subscription ? billingAlertFor(subscription, usage) : undefined;
-  const ledgerAlert = await ledgerAlertFor(deps.store.db, auth.org.id, now);
-  return {
-    subscription,
-    usage,
-    quota,
-    ...(billingAlert ? { billingAlert } : {}),
-    ...(ledgerAlert ? { ledgerAlert } : {}),
-  };
-}
-
-function setEnvelopeHeaders(c: Context<AppEnv>): void {
-  const env = c.get('envelope');
-  if (!env) return;
-  if (env.subscription) {
-    c.header('X-Service-Subscription', env.subscription.status);
-    c.header('X-Service-Plan', env.subscription.plan);
-    if (env.subscription.status === 'trialing' && env.subscription.trialDaysRemaining !== null) {
-      c.header('X-Service-Trial-Days-Remaining', String(env.subscription.trialDaysRemaining));
-    }
-  }
-  if (env.usage) c.header('X-Service-Reset-Minutes', String(env.usage.nextCreditInMinutes));
-  if (env.quota) {
-    c.header('X-Service-Quota-Remaining', String(env.quota.remaining));
-    c.header('X-Service-Quota-Reset', env.quota.resetAt.toISOString());
-  }
-  if (env.usage) {
-    const u = env.usage;
-    c.header('RateLimit-Policy', `${c.res.headers.get('RateLimit-Policy') ?? ''}${c.res.headers.get('RateLimit-Policy') ? ', ' : ''}"credits";q=${u.limit};w=18000`);
-    c.header(
-      'RateLimit',
-      `${c.res.headers.get('RateLimit') ?? ''}${c.res.headers.get('RateLimit') ? ', ' : ''}"credits";r=${u.remaining};t=${u.nextCreditInMinutes * 60}`,
-    );
-  }
-}
+const checkScope: MiddlewareHandler<AppEnv> = (c, next) => requireScope(ROUTE_SCOPES.get(c.get('route')) ?? null)(c, next);

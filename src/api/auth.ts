@@ -1,96 +1,178 @@
 /**
- * Authentication and tenancy (spec section 5, decisions.md).
- * - Every failure to authenticate is the same 401 (missing, malformed,
- *   unknown prefix, wrong secret, revoked), so key prefixes cannot be probed.
- * - USER keys are bound to their organisation; they may name it
- *   (X-Service-Org-Id or ?orgId) but no other (403 forbidden).
- * - PARTNER keys name the client organisation per request; it must be linked
- *   to the practice (403 forbidden), and is required (400 org_required) except
- *   on /status and /orgs.
+ * Authentication, tenancy and scopes (spec section 5, decisions.md).
+ * - `authenticateKey`: every failure to authenticate is the same 401 with a
+ *   byte-identical body (missing, malformed of any length or bytes, unknown
+ *   prefix, wrong secret, revoked, wrong kind), so keys cannot be probed. The
+ *   secret is hashed and compared in constant time even for unknown prefixes.
+ * - `tenancy`: USER keys read their own organisation and may name it
+ *   (X-Service-Org-Id or ?orgId) but no other (403 forbidden). PARTNER keys
+ *   name a linked client organisation per request (400 org_required when
+ *   absent, except on /status and /orgs; 403 forbidden when not linked).
+ * - `requireScope(scope)`: 403 insufficient_scope.
  */
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../store/db.js';
-import { findKeyByPrefix, getBillingAccount, getOrg, isPartnerLinked } from '../store/tenancy.js';
+import * as s from '../store/schema.js';
 import { parseKey, secretMatches } from '../domain/keys.js';
 import { isScope, type Scope } from '../domain/scopes.js';
-import { ApiError, forbidden, unauthorized } from './errors.js';
-import type { AppEnv, AuthContext } from './context.js';
+import { OrgId } from '../schemas/orgs.js';
+import { badRequest, forbidden, insufficientScope, orgRequired, unauthorized } from './errors.js';
+import type { AppEnv, AuthContext, BillingRow, KeyIdentity, OrgRow } from './context.js';
 
 /** Endpoints that need no organisation (partner keys may call them without one). */
 export const ORG_OPTIONAL = new Set(['/api/agent/status', '/api/agent/orgs']);
 
-export async function authenticate(db: Db, authorization: string | undefined): Promise<Omit<AuthContext, 'orgId' | 'org' | 'billing' | 'meterId'>> {
-  const m = authorization ? /^Bearer ([^\s]+)$/i.exec(authorization) : null;
+// One token of the RFC 6750 b64token alphabet after "Bearer" (scheme case-insensitive).
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** What authentication found: the key, and for a user key its organisation and billing account (one query). */
+export interface Authenticated {
+  key: KeyIdentity;
+  org: OrgRow | null;
+  billing: BillingRow | null;
+}
+
+/** Verifies `Authorization: Bearer <key>`; throws the one 401 otherwise. */
+export async function authenticateKey(db: Db, authorization: string | undefined): Promise<Authenticated> {
+  const m = authorization && authorization.length <= 1024 ? BEARER.exec(authorization) : null;
   const parsed = m ? parseKey(m[1]!) : null;
-  const row = parsed ? await findKeyByPrefix(db, parsed.keyPrefix) : null;
-  // Always run the comparison (against a dummy hash when the prefix is unknown).
+  const found = parsed
+    ? (
+        await db
+          .select({ key: s.apiKeys, org: s.organisations, billing: s.billingAccounts })
+          .from(s.apiKeys)
+          .leftJoin(s.organisations, eq(s.organisations.id, s.apiKeys.orgId))
+          .leftJoin(s.billingAccounts, eq(s.billingAccounts.id, s.organisations.billingAccountId))
+          .where(eq(s.apiKeys.keyPrefix, parsed.keyPrefix))
+      )[0]
+    : undefined;
+  const row = found?.key;
+  // Always run the comparison (against a dummy digest when the prefix is unknown).
   const matches = secretMatches(parsed?.secret ?? '', row?.secretHash ?? null);
   if (!parsed || !row || !matches || row.revokedAt !== null || row.kind !== parsed.kind) throw unauthorized();
   const scopes = row.scopes.filter(isScope) as Scope[];
   return {
-    keyId: row.id,
-    keyPrefix: row.keyPrefix,
-    kind: row.kind as 'USER' | 'PARTNER',
-    scopes,
-    keyName: row.name,
-    keyCreatedAt: row.createdAt,
-    keyOrgId: row.orgId,
-    userId: row.userId,
-    partnerId: row.partnerId,
-    canSeeSensitive: scopes.includes('READ_SENSITIVE'),
+    key: {
+      keyId: row.id,
+      keyPrefix: row.keyPrefix,
+      kind: row.kind as 'USER' | 'PARTNER',
+      scopes,
+      keyName: row.name,
+      keyCreatedAt: row.createdAt,
+      keyOrgId: row.orgId,
+      userId: row.userId,
+      partnerId: row.partnerId,
+      canSeeSensitive: scopes.includes('READ_SENSITIVE'),
+    },
+    org: found?.org ?? null,
+    billing: found?.billing ?? null,
   };
 }
 
-/** The organisation a request names: header X-Service-Org-Id, else query orgId, else the path's {orgId}. */
+/** Middleware: sets `key`, or answers the one 401. */
+export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const a = await authenticateKey(c.get('deps').store.db, c.req.header('authorization'));
+  c.set('key', a.key);
+  c.set('keyOrg', a.org ? { org: a.org, billing: a.billing } : null);
+  await next();
+};
+
+/**
+ * The organisation a request names: header X-Service-Org-Id, else query
+ * orgId, else the path's {orgId}. A malformed value is a 400 naming it.
+ */
 export function requestedOrg(c: Context<AppEnv>, route: string): string | null {
-  const header = c.req.header('x-service-org-id')?.trim();
-  if (header) return header;
-  const query = c.req.query('orgId')?.trim();
-  if (query) return query;
+  const header = c.req.header('x-service-org-id');
+  if (header !== undefined && header.trim() !== '') return validOrgId('X-Service-Org-Id', header.trim());
+  const query = c.req.query('orgId');
+  if (query !== undefined && query.trim() !== '') return validOrgId('orgId', query.trim());
   if (route.includes(':orgId')) {
     const pattern = new RegExp(`^${route.replace(/:orgId/, '([^/]+)').replace(/:[A-Za-z]+/g, '[^/]+')}$`);
     const m = pattern.exec(c.req.path);
-    if (m) return decodeURIComponent(m[1]!);
+    if (m) {
+      try {
+        return decodeURIComponent(m[1]!);
+      } catch {
+        throw badRequest('orgId', 'not a valid path segment');
+      }
+    }
   }
   return null;
 }
 
+function validOrgId(parameter: string, value: string): string {
+  const r = OrgId.safeParse(value);
+  if (!r.success) throw badRequest(parameter, r.error.issues[0]?.message ?? 'not an organisation id');
+  return value;
+}
+
+/**
+ * Resolves the target organisation of an authenticated key (see the module
+ * comment). `own` is a user key's organisation as authentication read it.
+ */
 export async function resolveTenancy(
   db: Db,
-  key: Omit<AuthContext, 'orgId' | 'org' | 'billing' | 'meterId'>,
+  key: KeyIdentity,
   requested: string | null,
   route: string,
+  own: { org: OrgRow; billing: BillingRow | null } | null = null,
 ): Promise<AuthContext> {
-  let orgId: string | null;
+  let target: { org: OrgRow; billing: BillingRow | null } | null;
   if (key.kind === 'USER') {
-    orgId = key.keyOrgId;
-    // The daily brief compares the path's organisation itself (403 there).
-    if (requested && requested !== orgId && !route.includes(':orgId')) {
+    // The daily brief compares its path organisation itself (403 there, spec 5.7).
+    if (requested && requested !== key.keyOrgId && !route.includes(':orgId')) {
       throw forbidden('This key is bound to another organisation.');
     }
+    target = own ?? (key.keyOrgId ? await orgWithBilling(db, key.keyOrgId) : null);
+    if (!target) throw unauthorized(); // a user key bound to a vanished organisation
+  } else if (!requested) {
+    if (!ORG_OPTIONAL.has(route)) throw orgRequired();
+    target = null;
   } else {
-    if (!requested) {
-      if (!ORG_OPTIONAL.has(route)) {
-        throw new ApiError(400, 'org_required', 'Partner keys must name the organisation: header X-Service-Org-Id (or query orgId).', {
-          parameter: 'X-Service-Org-Id',
-        });
-      }
-      orgId = null;
-    } else {
-      if (!(await isPartnerLinked(db, key.partnerId!, requested))) {
-        throw forbidden('The organisation is not linked to this partner practice.');
-      }
-      orgId = requested;
-    }
+    target = key.partnerId ? await linkedOrg(db, key.partnerId, requested) : null;
+    if (!target) throw forbidden('The organisation is not linked to this partner practice.');
   }
-  const org = orgId ? await getOrg(db, orgId) : null;
-  if (orgId && !org) throw unauthorized(); // a key bound to a vanished organisation
-  const billing = org ? await getBillingAccount(db, org.billingAccountId) : null;
   return {
     ...key,
-    orgId,
-    org,
-    billing,
+    orgId: target?.org.id ?? null,
+    org: target?.org ?? null,
+    billing: target?.billing ?? null,
     meterId: key.kind === 'PARTNER' ? `partner:${key.partnerId}` : (key.userId ?? `key:${key.keyId}`),
+  };
+}
+
+async function orgWithBilling(db: Db, orgId: string) {
+  const [r] = await db
+    .select({ org: s.organisations, billing: s.billingAccounts })
+    .from(s.organisations)
+    .leftJoin(s.billingAccounts, eq(s.billingAccounts.id, s.organisations.billingAccountId))
+    .where(eq(s.organisations.id, orgId));
+  return r ?? null;
+}
+
+/** The organisation when it is linked to the partner practice (one query), else null. */
+async function linkedOrg(db: Db, partnerId: string, orgId: string) {
+  const [r] = await db
+    .select({ org: s.organisations, billing: s.billingAccounts })
+    .from(s.partnerLinks)
+    .innerJoin(s.organisations, eq(s.organisations.id, s.partnerLinks.orgId))
+    .leftJoin(s.billingAccounts, eq(s.billingAccounts.id, s.organisations.billingAccountId))
+    .where(and(eq(s.partnerLinks.partnerId, partnerId), eq(s.partnerLinks.orgId, orgId)));
+  return r ?? null;
+}
+
+/** Middleware: sets `auth` (the key with its target organisation), or refuses (400/403). */
+export const tenancy: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const route = c.get('route');
+  c.set('auth', await resolveTenancy(c.get('deps').store.db, c.get('key'), requestedOrg(c, route), route, c.get('keyOrg')));
+  await next();
+};
+
+/** Middleware: 403 insufficient_scope unless the key carries `scope` (null: any valid key). */
+export function requireScope(scope: Scope | null): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (scope && !c.get('key').scopes.includes(scope)) throw insufficientScope(scope);
+    await next();
   };
 }

@@ -1,4 +1,4 @@
-/** What the API's middleware and handlers share per request. */
+/** What the API's middleware and handlers share per request (`c.get(...)`). */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -7,8 +7,7 @@ import type { Store } from '../store/db.js';
 import type * as s from '../store/schema.js';
 import type { Scope } from '../domain/scopes.js';
 import type { BillingAlert, LedgerAlert } from '../schemas/common.js';
-import type { Limiter, Usage } from './limits.js';
-import type { SubscriptionInfo } from './envelope.js';
+import type { BurstResult, CreditSubject, Limiter, Usage } from './limits.js';
 
 export interface Deps {
   store: Store;
@@ -23,7 +22,8 @@ export interface Deps {
 export type OrgRow = typeof s.organisations.$inferSelect;
 export type BillingRow = typeof s.billingAccounts.$inferSelect;
 
-export interface AuthContext {
+/** The authenticated key, before tenancy (what the audit log records even when tenancy refuses). */
+export interface KeyIdentity {
   keyId: string;
   keyPrefix: string;
   kind: 'USER' | 'PARTNER';
@@ -34,19 +34,42 @@ export interface AuthContext {
   keyOrgId: string | null;
   userId: string | null;
   partnerId: string | null;
-  /** The organisation this request reads (null for a partner's /status or /orgs without one). */
-  orgId: string | null;
-  org: OrgRow | null;
-  billing: BillingRow | null;
-  /** Who spends the credits: the user, or `partner:<id>`. */
-  meterId: string;
   canSeeSensitive: boolean;
 }
 
+/** `c.get('auth')`: the key and the organisation this request reads. */
+export interface AuthContext extends KeyIdentity {
+  /** The target organisation (null for a partner key's /status or /orgs that names none). */
+  orgId: string | null;
+  org: OrgRow | null;
+  /** The billing account owning the target organisation. */
+  billing: BillingRow | null;
+  /** Who spends the credits: the user id, or `partner:<partnerId>`. */
+  meterId: string;
+}
+
+export interface SubscriptionInfo {
+  status: 'trialing' | 'active' | 'past_due' | 'canceled' | 'trial_ended';
+  plan: string;
+  trialEndsAt: Date | null;
+  /** Whole days left of the trial (rounded up), only while trialing. */
+  trialDaysRemaining: number | null;
+}
+
+export interface QuotaInfo {
+  limit: number;
+  used: number;
+  remaining: number;
+  resetAt: Date;
+}
+
+/** `c.get('envelope')`: what every successful response reports (spec 2.1, 4.2). */
 export interface Envelope {
-  subscription: SubscriptionInfo | null;
+  subscription: SubscriptionInfo;
+  /** Null when the request targets no billing account (no credits are metered). */
   usage: Usage | null;
-  quota: { limit: number; used: number; remaining: number; resetAt: Date } | null;
+  /** The legacy daily bucket, as it stands before this call. */
+  quota: QuotaInfo;
   billingAlert?: BillingAlert;
   ledgerAlert?: LedgerAlert;
 }
@@ -55,10 +78,23 @@ export interface AppEnv {
   Variables: {
     deps: Deps;
     requestId: string;
+    /** The endpoint's route template (Hono form), e.g. /api/agent/contacts/:id */
+    route: string;
+    /** Set once the bearer key is verified. */
+    key: KeyIdentity;
+    /** Internal: a user key's own organisation, read with the key. */
+    keyOrg: { org: OrgRow; billing: BillingRow | null } | null;
+    /** Set once tenancy has resolved the organisation. */
     auth: AuthContext;
     envelope: Envelope;
-    /** The endpoint's route template, e.g. /api/agent/contacts/:id */
-    route: string;
+    /** Internal: the burst admission of this request (taken right after authentication). */
+    burst: BurstResult;
+    /** The credit window after this call's admission (null: no billing account behind the request). */
+    usage: Usage | null;
+    /** Internal: the credit reserved for this request, if any. */
+    credit: { subject: CreditSubject; reservation: string } | null;
+    /** Internal: RateLimit-Policy / RateLimit items gathered for the response. */
+    rateLimit: { policies: string[]; limits: string[] };
   };
 }
 

@@ -1,36 +1,37 @@
 /**
  * The envelope of every successful authenticated response (spec 2.1, 4.2):
- * X-Service-* headers, IETF RateLimit headers, and the billingAlert /
- * ledgerAlert folded into bodies. Decisions in docs/api.md.
+ * the subscription, the legacy daily quota, the credit usage and the alerts
+ * (`c.get('envelope')`), the X-Service-* headers, and the billingAlert /
+ * ledgerAlert that `withAlerts` folds into bodies. Decisions in docs/api.md.
  */
-import { eq } from 'drizzle-orm';
-import type { Db } from '../store/db.js';
+import { eq, sql } from 'drizzle-orm';
+import type { MiddlewareHandler } from 'hono';
+import { type Db, pgTimestamp, rows } from '../store/db.js';
 import * as s from '../store/schema.js';
+import { chargedCallsSql } from '../store/audit.js';
 import type { BillingAlert, LedgerAlert } from '../schemas/common.js';
-import { CREDIT_WINDOW_MS, type Usage } from './limits.js';
+import type { AppEnv, AuthContext, BillingRow, Envelope, QuotaInfo, SubscriptionInfo } from './context.js';
+import { CREDIT_WINDOW_MS, planCredits, type Usage } from './limits.js';
+
+export type { SubscriptionInfo, QuotaInfo } from './context.js';
 
 export const BILLING_URL = 'https://app.cashline.example/settings/billing';
 export const LEDGER_URL = 'https://app.cashline.example/settings/ledger';
+const DAY_MS = 86_400_000;
 
-export interface SubscriptionInfo {
-  status: string;
-  plan: string;
-  trialEndsAt: Date | null;
-  /** Whole days left of the trial (ceil), only while trialing. */
-  trialDaysRemaining: number | null;
+/** The plan name reported for a partner key that names no organisation. */
+export const PARTNER_PLAN = 'Partner';
+
+const STATUSES = new Set(['trialing', 'active', 'past_due', 'canceled', 'trial_ended']);
+
+export function subscriptionInfo(ba: Pick<BillingRow, 'plan' | 'subscriptionStatus' | 'trialEndsAt'>, now: Date): SubscriptionInfo {
+  const status = (STATUSES.has(ba.subscriptionStatus) ? ba.subscriptionStatus : 'active') as SubscriptionInfo['status'];
+  const trialing = status === 'trialing';
+  const days = trialing && ba.trialEndsAt ? Math.max(0, Math.ceil((ba.trialEndsAt.getTime() - now.getTime()) / DAY_MS)) : null;
+  return { status, plan: ba.plan, trialEndsAt: ba.trialEndsAt, trialDaysRemaining: days };
 }
 
-export function subscriptionInfo(
-  ba: { plan: string; subscriptionStatus: string; trialEndsAt: Date | null },
-  now: Date,
-): SubscriptionInfo {
-  const trialing = ba.subscriptionStatus === 'trialing';
-  const days =
-    trialing && ba.trialEndsAt ? Math.max(0, Math.ceil((ba.trialEndsAt.getTime() - now.getTime()) / 86_400_000)) : null;
-  return { status: ba.subscriptionStatus, plan: ba.plan, trialEndsAt: ba.trialEndsAt, trialDaysRemaining: days };
-}
-
-/** billingAlert triggers: trial 5 days or fewer, credits used >= 90%, past_due/canceled/trial_ended. */
+/** billingAlert triggers (spec 2.1): subscription past_due/canceled/trial_ended, credits used >= 90%, trial with 5 days or fewer. */
 export function billingAlertFor(sub: SubscriptionInfo, usage: Usage | null): BillingAlert | undefined {
   const cta = (label: string) => ({ label, url: BILLING_URL });
   if (sub.status === 'past_due') {
@@ -42,13 +43,13 @@ export function billingAlertFor(sub: SubscriptionInfo, usage: Usage | null): Bil
   if (sub.status === 'trial_ended') {
     return { severity: 'critical', message: 'The free trial has ended.', cta: cta('Choose a plan') };
   }
-  if (usage && usage.limit > 0 && usage.used / usage.limit >= 0.9) {
+  if (usage && usage.limit > 0 && usage.used * 10 >= usage.limit * 9) {
     const out = usage.remaining === 0;
     return {
       severity: out ? 'critical' : 'warn',
       message: out
-        ? `All ${usage.limit} query credits of the 5-hour window are used; the next frees in ${usage.nextCreditInMinutes} minutes.`
-        : `${usage.used} of ${usage.limit} query credits of the 5-hour window are used.`,
+        ? `All ${usage.limit} query credits of the rolling 5-hour window are used; the next frees in ${usage.nextCreditInMinutes} minutes.`
+        : `${usage.used} of ${usage.limit} query credits of the rolling 5-hour window are used.`,
       cta: cta('Upgrade plan'),
     };
   }
@@ -64,19 +65,14 @@ export function billingAlertFor(sub: SubscriptionInfo, usage: Usage | null): Bil
 
 const SERVICE_ISSUE_MAX_AGE_MS = 12 * 60 * 60 * 1000;
 
-/** ledgerAlert from the organisation's ledger connection (absent when healthy). */
+/** ledgerAlert from the organisation's ledger connection (undefined when healthy). */
 export async function ledgerAlertFor(db: Db, orgId: string, now: Date): Promise<LedgerAlert | undefined> {
   const [conn] = await db.select().from(s.ledgerConnections).where(eq(s.ledgerConnections.orgId, orgId));
   return ledgerAlertFrom(conn ?? null, now);
 }
 
 export function ledgerAlertFrom(
-  conn: {
-    tokenState: string;
-    breakerState: string;
-    lastSuccessfulSync: Date | null;
-    lastErrorAt: Date | null;
-  } | null,
+  conn: { tokenState: string; breakerState: string; lastSuccessfulSync: Date | null; lastErrorAt: Date | null } | null,
   now: Date,
 ): LedgerAlert | undefined {
   if (!conn) {
@@ -95,13 +91,13 @@ export function ledgerAlertFrom(
       kind: 'reconnect_required',
       message:
         conn.breakerState === 'open' && conn.tokenState === 'ok'
-          ? 'The ledger keeps failing and syncing has stopped; the data is stale until the connection is repaired.'
+          ? 'The ledger keeps failing and syncing has stopped; the data is stale and will not update until the connection is repaired.'
           : 'The ledger connection has expired or was revoked; the data is stale and will not update until it is reconnected.',
       lastSuccessfulSync: last,
       cta: { label: 'Reconnect Xero', url: LEDGER_URL },
     };
   }
-  const failing = conn.lastErrorAt && (!conn.lastSuccessfulSync || conn.lastErrorAt > conn.lastSuccessfulSync);
+  const failing = conn.lastErrorAt !== null && (conn.lastSuccessfulSync === null || conn.lastErrorAt > conn.lastSuccessfulSync);
   if (failing) {
     const age = conn.lastSuccessfulSync ? now.getTime() - conn.lastSuccessfulSync.getTime() : Number.POSITIVE_INFINITY;
     return {
@@ -118,15 +114,96 @@ export function ledgerAlertFrom(
   return undefined;
 }
 
-/** The legacy per-organisation daily bucket: the plan's 5-hour credits x 24/5, reset at 00:00 UTC. */
+/** The legacy per-organisation daily bucket's size: the plan's 5-hour credits x 24/5. */
 export function legacyDailyLimit(creditsPer5h: number): number {
-  return Math.floor((creditsPer5h * 24 * 60 * 60 * 1000) / CREDIT_WINDOW_MS);
-}
-
-export function nextUtcMidnight(now: Date): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+  return Math.floor((creditsPer5h * DAY_MS) / CREDIT_WINDOW_MS);
 }
 
 export function utcMidnight(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 }
+
+export function nextUtcMidnight(now: Date): Date {
+  return new Date(utcMidnight(now).getTime() + DAY_MS);
+}
+
+/** What the envelope reads about an organisation, in one query: charged calls since `since`, and its ledger connection. */
+export async function orgFacts(db: Db, orgId: string, since: Date) {
+  const [r] = await rows<{
+    used: number;
+    connected: boolean;
+    token_state: string | null;
+    breaker_state: string | null;
+    last_successful_sync: unknown;
+    last_error_at: unknown;
+  }>(
+    db,
+    sql`select (${chargedCallsSql(orgId, since)}) as used, lc.org_id is not null as connected,
+          lc.token_state, lc.breaker_state, lc.last_successful_sync, lc.last_error_at
+        from (select 1) as one left join ledger_connections lc on lc.org_id = ${orgId}`,
+  );
+  return {
+    used: Number(r?.used ?? 0),
+    connection: r?.connected
+      ? {
+          tokenState: r.token_state ?? 'ok',
+          breakerState: r.breaker_state ?? 'closed',
+          lastSuccessfulSync: pgTimestamp(r.last_successful_sync),
+          lastErrorAt: pgTimestamp(r.last_error_at),
+        }
+      : null,
+  };
+}
+
+/** The envelope of a request whose tenancy is resolved; `usage` after this call's credit (if any). */
+export async function buildEnvelope(db: Db, auth: AuthContext, usage: Usage | null, now: Date): Promise<Envelope> {
+  const resetAt = nextUtcMidnight(now);
+  const facts = auth.org ? await orgFacts(db, auth.org.id, utcMidnight(now)) : null;
+  const ledgerAlert = facts ? ledgerAlertFrom(facts.connection, now) : undefined;
+  if (!auth.org || !auth.billing) {
+    // No billing account behind the request: nothing is metered (docs/api.md).
+    return {
+      subscription: { status: 'active', plan: auth.org ? 'None' : PARTNER_PLAN, trialEndsAt: null, trialDaysRemaining: null },
+      usage: null,
+      quota: { limit: 0, used: 0, remaining: 0, resetAt },
+      ...withLedger(ledgerAlert),
+    };
+  }
+  const subscription = subscriptionInfo(auth.billing, now);
+  const limit = legacyDailyLimit(planCredits(auth.billing.plan));
+  const used = facts!.used;
+  const quota: QuotaInfo = { limit, used, remaining: Math.max(0, limit - used), resetAt };
+  const billingAlert = billingAlertFor(subscription, usage);
+  return {
+    subscription,
+    usage,
+    quota,
+    ...(billingAlert ? { billingAlert } : {}),
+    ...withLedger(ledgerAlert),
+  };
+}
+
+const withLedger = (ledgerAlert: LedgerAlert | undefined) => (ledgerAlert ? { ledgerAlert } : {});
+
+/**
+ * Middleware (after the limits): computes `envelope` before the handler, and
+ * sets the X-Service-* headers of spec 4.2 on a 2xx answer after it.
+ */
+export const envelope: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const deps = c.get('deps');
+  const env = await buildEnvelope(deps.store.db, c.get('auth'), c.get('usage'), deps.clock.now());
+  c.set('envelope', env);
+  await next();
+
+  if (c.res.status < 200 || c.res.status > 299) return;
+  // A charged call is part of the legacy daily bucket too.
+  const charged = c.get('credit') ? 1 : 0;
+  c.header('X-Service-Subscription', env.subscription.status);
+  c.header('X-Service-Plan', env.subscription.plan);
+  if (env.subscription.status === 'trialing' && env.subscription.trialDaysRemaining !== null) {
+    c.header('X-Service-Trial-Days-Remaining', String(env.subscription.trialDaysRemaining));
+  }
+  c.header('X-Service-Reset-Minutes', String(env.usage?.nextCreditInMinutes ?? 0));
+  c.header('X-Service-Quota-Remaining', String(Math.max(0, env.quota.remaining - charged)));
+  c.header('X-Service-Quota-Reset', env.quota.resetAt.toISOString());
+};

@@ -1,8 +1,15 @@
 /**
  * Limits (spec section 8, decisions.md): the burst cap (60 requests a minute
- * per key per endpoint, a sliding window) and query credits (a rolling 5-hour
- * window per (user, billing account of the target organisation)). Backends
- * implement `Limiter`; the SQL store's is src/store/usage.ts.
+ * per key per endpoint template, a sliding window) and query credits (a
+ * rolling 5-hour window per (user, billing account of the target
+ * organisation)). Backends implement `Limiter` (small and backend-neutral:
+ * the SQL store's is src/store/usage.ts, Redis's src/store/redis-usage.ts);
+ * the pipeline that calls it is src/api/admission.ts.
+ *
+ * Contract of a backend: `hitBurst` and `reserveCredit` are atomic per bucket
+ * (count the window and admit in one step, so N concurrent requests can never
+ * admit more than the limit); a refused request is not recorded;
+ * `releaseCredit` undoes one reservation (the call was not chargeable).
  */
 export const BURST_LIMIT = 60;
 export const BURST_WINDOW_MS = 60_000;
@@ -40,6 +47,8 @@ export interface Usage {
   fullResetInMinutes: number;
   /** When the window fully empties (now, when it is empty). */
   windowResetAt: Date;
+  /** When the oldest call in the window frees its credit (null for an empty window). */
+  oldestFreesAt: Date | null;
 }
 
 export interface BurstResult {
@@ -75,6 +84,7 @@ export function usageFrom(limit: number, inWindow: number[], nowMs: number, wind
   const remaining = Math.max(0, limit - used);
 
   const newest = inWindow[used - 1];
+  const oldest = inWindow[0];
   const minutesUntil = (ms: number) => Math.max(0, Math.ceil((ms - nowMs) / 60_000));
   // The first credit frees when the (used - limit + 1)-th oldest call ages out.
   const freeingIndex = Math.max(0, used - limit);
@@ -86,6 +96,34 @@ export function usageFrom(limit: number, inWindow: number[], nowMs: number, wind
     nextCreditInMinutes: remaining > 0 || nextFree === undefined ? 0 : minutesUntil(nextFree + windowMs),
     fullResetInMinutes: newest === undefined ? 0 : minutesUntil(newest + windowMs),
     windowResetAt: new Date(newest === undefined ? nowMs : newest + windowMs),
+    oldestFreesAt: oldest === undefined ? null : new Date(oldest + windowMs),
+  };
+}
+
+/**
+ * Usage from a summary of the window (what a store can aggregate without
+ * reading every event): the number of calls in it, the oldest and newest, and
+ * the (used - limit + 1)-th oldest (`freeingMs`, only needed when the window
+ * holds more calls than the limit, e.g. after a downgrade; else the oldest).
+ * Equal to `usageFrom` over the same calls.
+ */
+export function usageFromSummary(
+  limit: number,
+  w: { used: number; oldestMs: number | null; newestMs: number | null; freeingMs: number | null },
+  nowMs: number,
+  windowMs = CREDIT_WINDOW_MS,
+): Usage {
+  const remaining = Math.max(0, limit - w.used);
+  const minutesUntil = (ms: number) => Math.max(0, Math.ceil((ms - nowMs) / 60_000));
+  const freeing = w.freeingMs ?? w.oldestMs;
+  return {
+    limit,
+    used: w.used,
+    remaining,
+    nextCreditInMinutes: remaining > 0 || freeing === null ? 0 : minutesUntil(freeing + windowMs),
+    fullResetInMinutes: w.newestMs === null ? 0 : minutesUntil(w.newestMs + windowMs),
+    windowResetAt: new Date(w.newestMs === null ? nowMs : w.newestMs + windowMs),
+    oldestFreesAt: w.oldestMs === null ? null : new Date(w.oldestMs + windowMs),
   };
 }
 

@@ -1,9 +1,13 @@
 /**
- * How a route is declared: `agentRoute(scope, config)` wraps `createRoute`
- * (so the OpenAPI document comes from the same zod schemas that validate the
- * request and type the response), adds the bearer security and the common
- * error responses, and records the endpoint's scope so that the pipeline can
- * check it before spending any credit.
+ * How an agent endpoint is declared: `agentRoute(scope, config)` wraps
+ * `createRoute` (so the OpenAPI document comes from the same zod schemas that
+ * validate the request and type the response), makes it a GET, adds the
+ * bearer security, the organisation selector and X-Service-Tool parameters,
+ * the common error responses, and records the endpoint's scope, which the
+ * pipeline checks (after tenancy, before any credit is spent).
+ *
+ * Every /api/agent endpoint must be declared this way: a path the pipeline
+ * does not know is answered 404 before anything else runs (fail closed).
  */
 import { createRoute, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -11,27 +15,32 @@ import type { Scope } from '../domain/scopes.js';
 import { commonErrorResponses } from '../schemas/common.js';
 import type { AppEnv } from './context.js';
 
+export const AGENT_PREFIX = '/api/agent';
+
 /** Endpoint template (Hono form, /api/agent/contacts/:id) -> required scope (null: any valid key). */
 export const ROUTE_SCOPES = new Map<string, Scope | null>();
 
-export const AGENT_PREFIX = '/api/agent';
+/** Names of the shared parameter components (registered by src/api/docs.ts). */
+export const SHARED_PARAMETERS = ['XServiceOrgId', 'OrgIdQuery', 'XServiceTool'] as const;
 
 export function honoPath(openapiPath: string): string {
   return openapiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 
 export function agentRoute<const R extends Omit<RouteConfig, 'method'>>(scope: Scope | null, config: R) {
+  if (!config.path.startsWith(`${AGENT_PREFIX}/`)) throw new Error(`agentRoute: ${config.path} is not under ${AGENT_PREFIX}/`);
   ROUTE_SCOPES.set(honoPath(config.path), scope);
   return createRoute({
     ...config,
     method: 'get',
     security: [{ bearerAuth: [] }],
     description: `${config.description ?? ''}${config.description ? '\n\n' : ''}Scope: ${scope ?? 'any valid key'}.`,
+    parameters: [...(config.parameters ?? []), ...SHARED_PARAMETERS.map((name) => ({ $ref: `#/components/parameters/${name}` }))],
     responses: { ...commonErrorResponses, ...config.responses },
   } as R & { method: 'get' });
 }
 
-/** A successful body with the envelope's alerts folded in (spec 2.1). */
+/** A successful body with the envelope's alerts folded in (spec 2.1): `c.json(withAlerts(c, body), 200)`. */
 export function withAlerts<T extends object>(c: Context<AppEnv>, body: T): T {
   const env = c.get('envelope');
   return {

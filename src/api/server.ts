@@ -1,11 +1,13 @@
 /**
  * Serves the app on node:http. `close()` (and SIGTERM/SIGINT through
  * `closeOnSignals`) stops accepting connections, lets in-flight requests
- * finish (up to `drainMs`), then closes what is left.
+ * finish (up to `drainMs`), closes idle keep-alive connections, then what is
+ * left. Requests whose head the HTTP parser rejects (headers over
+ * `maxHeaderBytes`, malformed bytes) get a JSON error too, never a bare reset.
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
+import { serve, type HttpBindings } from '@hono/node-server';
 import { createApp, type AppOptions } from './app.js';
 
 export interface RunningServer {
@@ -16,7 +18,16 @@ export interface RunningServer {
   inFlight(): number;
 }
 
-export async function startServer(opts: AppOptions & { host: string; port: number; drainMs?: number }): Promise<RunningServer> {
+export interface ServerOptions extends AppOptions {
+  host: string;
+  port: number;
+  /** How long close() waits for in-flight requests (default 10 s). */
+  drainMs?: number;
+  /** Largest request head accepted (default 64 KiB); larger ones get 431. */
+  maxHeaderBytes?: number;
+}
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const app = createApp(opts);
   let inFlight = 0;
   let closing: Promise<void> | null = null;
@@ -24,32 +35,63 @@ export async function startServer(opts: AppOptions & { host: string; port: numbe
     const s = serve(
       {
         fetch: async (req, env) => {
+          // In flight until the answer is written out (or the connection dies).
           inFlight++;
+          let done = false;
+          const finished = () => {
+            if (!done) {
+              done = true;
+              inFlight--;
+            }
+          };
+          const outgoing = (env as Partial<HttpBindings>).outgoing;
+          if (outgoing) outgoing.once('close', finished);
           try {
             return await app.fetch(req, env);
+          } catch (err) {
+            finished();
+            throw err;
           } finally {
-            inFlight--;
+            if (!outgoing) finished();
           }
         },
         hostname: opts.host,
         port: opts.port,
+        serverOptions: { maxHeaderSize: opts.maxHeaderBytes ?? 64 * 1024 },
       },
       () => resolve(s as Server),
     ) as Server;
     s.once('error', reject);
   });
   server.keepAliveTimeout = 5_000;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify(
+      tooLarge
+        ? { error: 'bad_request', message: 'The request headers are too large.' }
+        : { error: 'bad_request', message: 'Malformed HTTP request.' },
+    );
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   const port = (server.address() as AddressInfo).port;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const drainMs = opts.drainMs ?? 10_000;
 
   const close = () =>
     (closing ??= (async () => {
+      // Stop accepting; idle keep-alive sockets go now, busy ones once their answer is sent.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const deadline = Date.now() + drainMs;
-      while (inFlight > 0 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
+      const deadline = performance.now() + drainMs;
+      while (inFlight > 0 && performance.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 10));
         server.closeIdleConnections();
       }
       server.closeAllConnections();
@@ -59,7 +101,7 @@ export async function startServer(opts: AppOptions & { host: string; port: numbe
   return { url: `http://${host}:${port}`, port, close, inFlight: () => inFlight };
 }
 
-/** Closes `server` (then runs `after`) on SIGTERM or SIGINT, once. */
+/** Closes `server` (then runs `after`, e.g. closing the store) on SIGTERM or SIGINT, once; then exits. */
 export function closeOnSignals(server: RunningServer, after: () => Promise<void>, log: (msg: string) => void): void {
   let done = false;
   const handler = (signal: NodeJS.Signals) => {

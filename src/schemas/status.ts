@@ -1,33 +1,62 @@
+/**
+ * StatusResponse (spec 2.10) with the sub-objects decisions.md fixes:
+ * subscription {status, plan, trialEndsAt, trialDaysRemaining},
+ * quota {limit, used, remaining, resetAt}, usage (spec 2.10 / 8),
+ * key {keyPrefix, kind, name, scopes, orgId, createdAt}.
+ */
 import { z } from '@hono/zod-openapi';
 import { alertFields, DateTime } from './common.js';
 import { SCOPES } from '../domain/scopes.js';
 
+export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled', 'trial_ended'] as const;
+
 export const Subscription = z
   .object({
-    status: z.enum(['trialing', 'active', 'past_due', 'canceled', 'trial_ended']),
-    plan: z.string(),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    plan: z.string().openapi({
+      description:
+        'Plan display name: Free, Pocket, Wallet, Vault or Reserve. `Partner` for a partner key that names no organisation (the practice itself is not billed).',
+    }),
     trialEndsAt: DateTime.nullable(),
-    trialDaysRemaining: z.number().int().nullable(),
+    trialDaysRemaining: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Whole days left of the trial, rounded up; null unless trialing.' }),
   })
-  .openapi('Subscription');
+  .openapi('Subscription', {
+    description: 'The subscription of the billing account that owns the target organisation.',
+  });
 
 export const Quota = z
   .object({
-    limit: z.number().int(),
-    used: z.number().int(),
+    limit: z.number().int().openapi({ description: "The plan's 5-hour credits x 24/5 (0 when the request targets no organisation)." }),
+    used: z.number().int().openapi({ description: "The organisation's charged calls since 00:00 UTC." }),
     remaining: z.number().int(),
-    resetAt: DateTime,
+    resetAt: DateTime.openapi({ description: 'The next 00:00 UTC.' }),
   })
-  .openapi('Quota', { description: 'Legacy per-organisation daily bucket (prefer usage).' });
+  .openapi('Quota', {
+    description:
+      'Legacy per-organisation daily bucket, retained for backward compatibility; informational only (it never refuses a call). Prefer usage.',
+  });
 
 export const UsageBlock = z
   .object({
-    remaining: z.number().int(),
-    nextCreditInMinutes: z.number().int(),
-    fullResetInMinutes: z.number().int(),
-    windowResetAt: DateTime,
+    remaining: z.number().int().openapi({ description: 'Query credits left in the rolling 5-hour window.' }),
+    nextCreditInMinutes: z
+      .number()
+      .int()
+      .openapi({ description: 'Minutes (rounded up) until the first credit frees; 0 when a credit is available now.' }),
+    fullResetInMinutes: z
+      .number()
+      .int()
+      .openapi({ description: 'Minutes (rounded up) until every credit is back; 0 for an empty window.' }),
+    windowResetAt: DateTime.openapi({ description: 'When the window fully empties (the current instant when it is empty).' }),
   })
-  .openapi('Usage', { description: "Rolling 5-hour query-credit window of the key's (user, billing account of the target organisation)." });
+  .openapi('Usage', {
+    description:
+      "Rolling 5-hour query-credit window of the key's (user, billing account of the target organisation). Partner keys are metered as the practice.",
+  });
 
 export const KeyInfo = z
   .object({
@@ -35,16 +64,18 @@ export const KeyInfo = z
     kind: z.enum(['USER', 'PARTNER']),
     name: z.string(),
     scopes: z.array(z.enum(SCOPES)),
-    orgId: z.string().nullable(),
+    orgId: z.string().nullable().openapi({ description: 'The target organisation of this request (null for a partner key that names none).' }),
     createdAt: DateTime,
   })
   .openapi('KeyInfo');
 
 export const StatusResponse = z
   .object({
-    subscription: Subscription.nullable(),
-    quota: Quota.nullable(),
-    usage: UsageBlock.nullable().optional(),
+    subscription: Subscription,
+    quota: Quota,
+    usage: UsageBlock.nullable().openapi({
+      description: 'Null when the request targets no organisation (partner key without one) or the organisation has no billing account.',
+    }),
     key: KeyInfo,
     environment: z.enum(['dev', 'prod']),
     ...alertFields,

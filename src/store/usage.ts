@@ -1,9 +1,19 @@
 /**
- * The SQL store's limiter: sliding logs in `burst_events` and `credit_events`.
- * Each admission runs in one transaction holding a transaction-scoped advisory
- * lock on its bucket, so count-then-insert cannot double-spend under
- * concurrency on PostgreSQL (PGlite runs one transaction at a time anyway).
- * Events that left the window are deleted in the same transaction.
+ * The SQL store's limiter (the default; REDIS_URL selects
+ * src/store/redis-usage.ts): sliding logs in `burst_events` and
+ * `credit_events`, one row per admitted request.
+ *
+ * Exactness under concurrency: each admission is one transaction that first
+ * takes `pg_advisory_xact_lock` on a hash of its bucket ((key, route) for the
+ * burst cap, (billing account, user) for credits), then, in one statement,
+ * forgets the events that left the window, counts the window and inserts the
+ * new event only if the count is below the limit. The lock is its own
+ * statement so that the counting statement's snapshot is taken after it: a
+ * concurrent admission of the same bucket has committed by then, so N
+ * concurrent requests can never admit more than the limit. (A plain
+ * count-then-insert double-spends on PostgreSQL; PGlite runs one transaction
+ * at a time anyway.) The window is summarised in SQL (count, oldest, newest),
+ * never read row by row, so a Reserve plan's 5,000 credits cost the same.
  */
 import { sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from './db.js';
@@ -17,8 +27,18 @@ import {
   type Limiter,
   secondsUntilFree,
   type Usage,
-  usageFrom,
+  usageFromSummary,
 } from '../api/limits.js';
+
+interface WindowRow extends Record<string, unknown> {
+  n: number;
+  oldest: unknown;
+  newest: unknown;
+  freeing: unknown;
+  inserted: unknown;
+}
+
+const ms = (v: unknown) => pgTimestamp(v)?.getTime() ?? null;
 
 export class SqlLimiter implements Limiter {
   readonly name = 'sql';
@@ -26,80 +46,127 @@ export class SqlLimiter implements Limiter {
 
   async hitBurst(keyId: string, route: string, now: Date): Promise<BurstResult> {
     const since = new Date(now.getTime() - BURST_WINDOW_MS);
-    return this.db.transaction(async (tx) => {
+    const nowMs = now.getTime();
+    const r = await this.db.transaction(async (tx) => {
       const t = tx as unknown as Db;
       await t.execute(sql`select pg_advisory_xact_lock(hashtext(${`burst:${keyId}:${route}`}))`);
-      await t.execute(sql`delete from burst_events where key_id = ${keyId} and route = ${route} and at <= ${since}`);
-      const events = await rows<{ at: unknown }>(
+      const [row] = await rows<WindowRow>(
         t,
-        sql`select at from burst_events where key_id = ${keyId} and route = ${route} and at > ${since} order by at asc, id asc`,
+        sql`with gone as (
+              delete from burst_events where key_id = ${keyId} and route = ${route} and at <= ${since}
+            ), w as (
+              select count(*)::int as n, min(at) as oldest, max(at) as newest
+              from burst_events where key_id = ${keyId} and route = ${route} and at > ${since}
+            ), ins as (
+              insert into burst_events (key_id, route, at)
+              select ${keyId}, ${route}, ${now} from w where w.n < ${BURST_LIMIT}
+              returning id
+            )
+            select w.n, w.oldest, w.newest, null as freeing, (select id from ins) as inserted from w`,
       );
-      const times = events.map((e) => pgTimestamp(e.at)!.getTime());
-      const nowMs = now.getTime();
-      if (times.length >= BURST_LIMIT) {
-        const freeing = times[times.length - BURST_LIMIT]!;
-        return {
-          allowed: false,
-          limit: BURST_LIMIT,
-          remaining: 0,
-          retryAfterSeconds: secondsUntilFree(freeing, nowMs, BURST_WINDOW_MS),
-          resetSeconds: secondsUntilFree(times[times.length - 1]!, nowMs, BURST_WINDOW_MS),
-        };
-      }
-      await t.execute(sql`insert into burst_events (key_id, route, at) values (${keyId}, ${route}, ${now})`);
-      const oldest = times[0] ?? nowMs;
-      return {
-        allowed: true,
-        limit: BURST_LIMIT,
-        remaining: BURST_LIMIT - times.length - 1,
-        retryAfterSeconds: 0,
-        resetSeconds: secondsUntilFree(Math.max(oldest, nowMs), nowMs, BURST_WINDOW_MS),
-      };
+      return row!;
     });
+    const count = Number(r.n);
+    const oldest = ms(r.oldest);
+    if (r.inserted === null) {
+      // Refused requests are not recorded, so the window holds exactly BURST_LIMIT: the oldest frees first.
+      return {
+        allowed: false,
+        limit: BURST_LIMIT,
+        remaining: 0,
+        retryAfterSeconds: secondsUntilFree(oldest ?? nowMs, nowMs, BURST_WINDOW_MS),
+        resetSeconds: secondsUntilFree(ms(r.newest) ?? nowMs, nowMs, BURST_WINDOW_MS),
+      };
+    }
+    return {
+      allowed: true,
+      limit: BURST_LIMIT,
+      remaining: BURST_LIMIT - count - 1,
+      retryAfterSeconds: 0,
+      resetSeconds: secondsUntilFree(oldest ?? nowMs, nowMs, BURST_WINDOW_MS),
+    };
   }
 
   async reserveCredit(subject: CreditSubject, now: Date): Promise<CreditResult> {
     const since = new Date(now.getTime() - CREDIT_WINDOW_MS);
-    return this.db.transaction(async (tx) => {
+    const nowMs = now.getTime();
+    const { billingAccountId: ba, meterId: user, limit } = subject;
+    const r = await this.db.transaction(async (tx) => {
       const t = tx as unknown as Db;
-      await t.execute(sql`select pg_advisory_xact_lock(hashtext(${`credit:${subject.billingAccountId}:${subject.meterId}`}))`);
-      await t.execute(
-        sql`delete from credit_events where billing_account_id = ${subject.billingAccountId} and user_id = ${subject.meterId} and at <= ${since}`,
-      );
-      const times = await this.windowTimes(t, subject, since);
-      const nowMs = now.getTime();
-      if (times.length >= subject.limit) {
-        const usage = usageFrom(subject.limit, times, nowMs);
-        const freeing = times[times.length - subject.limit]!;
-        return { allowed: false, retryAfterSeconds: secondsUntilFree(freeing, nowMs, CREDIT_WINDOW_MS), usage };
-      }
-      const [ins] = await rows<{ id: number }>(
+      await t.execute(sql`select pg_advisory_xact_lock(hashtext(${`credit:${ba}:${user}`}))`);
+      const [row] = await rows<WindowRow>(
         t,
-        sql`insert into credit_events (org_id, billing_account_id, user_id, at)
-            values (${subject.orgId}, ${subject.billingAccountId}, ${subject.meterId}, ${now}) returning id`,
+        sql`with gone as (
+              delete from credit_events where billing_account_id = ${ba} and user_id = ${user} and at <= ${since}
+            ), w as (
+              select count(*)::int as n, min(at) as oldest, max(at) as newest
+              from credit_events where billing_account_id = ${ba} and user_id = ${user} and at > ${since}
+            ), ins as (
+              insert into credit_events (org_id, billing_account_id, user_id, at)
+              select ${subject.orgId}, ${ba}, ${user}, ${now} from w where w.n < ${limit}
+              returning id
+            )
+            select w.n, w.oldest, w.newest,
+              case when w.n >= ${limit} then (
+                select at from credit_events
+                where billing_account_id = ${ba} and user_id = ${user} and at > ${since}
+                order by at asc, id asc offset (w.n - ${limit}) limit 1
+              ) end as freeing,
+              (select id from ins) as inserted
+            from w`,
       );
-      return { allowed: true, reservation: String(ins!.id), usage: usageFrom(subject.limit, [...times, nowMs], nowMs) };
+      return row!;
     });
+    const used = Number(r.n);
+    const oldestMs = ms(r.oldest);
+    const newestMs = ms(r.newest);
+    if (r.inserted === null) {
+      const freeingMs = ms(r.freeing) ?? oldestMs ?? nowMs;
+      return {
+        allowed: false,
+        retryAfterSeconds: secondsUntilFree(freeingMs, nowMs, CREDIT_WINDOW_MS),
+        usage: usageFromSummary(limit, { used, oldestMs, newestMs, freeingMs }, nowMs),
+      };
+    }
+    // The window with this call in it (admitted: used + 1 <= limit, so the oldest frees first).
+    const usage = usageFromSummary(
+      limit,
+      { used: used + 1, oldestMs: Math.min(oldestMs ?? nowMs, nowMs), newestMs: Math.max(newestMs ?? nowMs, nowMs), freeingMs: null },
+      nowMs,
+    );
+    return { allowed: true, reservation: String(r.inserted), usage };
   }
 
   async releaseCredit(subject: CreditSubject, reservation: string): Promise<void> {
+    const id = Number(reservation);
+    if (!Number.isSafeInteger(id)) return;
     await this.db.execute(
-      sql`delete from credit_events where org_id = ${subject.orgId} and id = ${Number(reservation)} and billing_account_id = ${subject.billingAccountId}`,
+      sql`delete from credit_events where org_id = ${subject.orgId} and id = ${id} and billing_account_id = ${subject.billingAccountId}`,
     );
   }
 
   async usage(subject: CreditSubject, now: Date): Promise<Usage> {
     const since = new Date(now.getTime() - CREDIT_WINDOW_MS);
-    return usageFrom(subject.limit, await this.windowTimes(this.db, subject, since), now.getTime());
-  }
-
-  private async windowTimes(db: Db, subject: CreditSubject, since: Date): Promise<number[]> {
-    const events = await rows<{ at: unknown }>(
-      db,
-      sql`select at from credit_events
-          where billing_account_id = ${subject.billingAccountId} and user_id = ${subject.meterId} and at > ${since}
-          order by at asc, id asc`,
+    const { billingAccountId: ba, meterId: user, limit } = subject;
+    const [r] = await rows<WindowRow>(
+      this.db,
+      sql`with w as (
+            select count(*)::int as n, min(at) as oldest, max(at) as newest
+            from credit_events where billing_account_id = ${ba} and user_id = ${user} and at > ${since}
+          )
+          select w.n, w.oldest, w.newest,
+            case when w.n > ${limit} then (
+              select at from credit_events
+              where billing_account_id = ${ba} and user_id = ${user} and at > ${since}
+              order by at asc, id asc offset (w.n - ${limit}) limit 1
+            ) end as freeing,
+            null as inserted
+          from w`,
     );
-    return events.map((e) => pgTimestamp(e.at)!.getTime());
+    return usageFromSummary(
+      limit,
+      { used: Number(r!.n), oldestMs: ms(r!.oldest), newestMs: ms(r!.newest), freeingMs: ms(r!.freeing) },
+      now.getTime(),
+    );
   }
 }

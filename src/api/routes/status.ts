@@ -1,4 +1,4 @@
-/** GET /api/agent/status (spec 2.10): any valid key; never charged. */
+/** GET /api/agent/status (spec 2.10 StatusResponse, 4.1): any valid key; never charged (spec 8). */
 import { StatusResponse } from '../../schemas/status.js';
 import type { ApiApp } from '../context.js';
 import { agentRoute, withAlerts } from '../route.js';
@@ -6,7 +6,9 @@ import { agentRoute, withAlerts } from '../route.js';
 export const statusRoute = agentRoute(null, {
   path: '/api/agent/status',
   summary: 'Subscription, usage and key status',
-  description: 'Subscription, the legacy daily quota, the rolling 5-hour credit window (usage) and the key itself. Exempt from query credits: poll it freely.',
+  description:
+    'The subscription of the target organisation, the legacy daily quota, the rolling 5-hour credit window (usage) and the key itself. ' +
+    'Exempt from query credits: poll it freely (the burst cap still applies). Partner keys may call it without naming an organisation; usage is null then.',
   responses: {
     200: { description: 'Status', content: { 'application/json': { schema: StatusResponse } } },
   },
@@ -16,17 +18,14 @@ export function registerStatus(app: ApiApp): void {
   app.openapi(statusRoute, (c) => {
     const auth = c.get('auth');
     const env = c.get('envelope');
-    const deps = c.get('deps');
     const body = {
-      subscription: env.subscription
-        ? {
-            status: env.subscription.status as 'trialing' | 'active' | 'past_due' | 'canceled' | 'trial_ended',
-            plan: env.subscription.plan,
-            trialEndsAt: env.subscription.trialEndsAt?.toISOString() ?? null,
-            trialDaysRemaining: env.subscription.trialDaysRemaining,
-          }
-        : null,
-      quota: env.quota ? { ...env.quota, resetAt: env.quota.resetAt.toISOString() } : null,
+      subscription: {
+        status: env.subscription.status,
+        plan: env.subscription.plan,
+        trialEndsAt: env.subscription.trialEndsAt?.toISOString() ?? null,
+        trialDaysRemaining: env.subscription.trialDaysRemaining,
+      },
+      quota: { ...env.quota, resetAt: env.quota.resetAt.toISOString() },
       usage: env.usage
         ? {
             remaining: env.usage.remaining,
@@ -43,7 +42,7 @@ export function registerStatus(app: ApiApp): void {
         orgId: auth.orgId,
         createdAt: auth.keyCreatedAt.toISOString(),
       },
-      environment: deps.config.CASHLINE_ENV,
+      environment: c.get('deps').config.CASHLINE_ENV,
     };
     return c.json(withAlerts(c, body), 200);
   });

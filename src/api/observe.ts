@@ -1,0 +1,78 @@
+/**
+ * The outermost layer of every /api/agent request: a request id (echoed in
+ * X-Request-Id), then, once the answer is known, the IETF RateLimit headers
+ * gathered by the limits, `Cache-Control: no-store`, one audit_log row for
+ * every authenticated request, and one structured access-log line. Neither
+ * log ever holds the Authorization header or any key (only the key's public
+ * prefix).
+ */
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { writeAudit } from '../store/audit.js';
+import type { AppEnv } from './context.js';
+
+/** X-Service-Tool values that are recorded (spec 5.6); others are ignored. */
+export const TOOL_PATTERN = /^service\.[a-z_]+$/;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const deps = c.get('deps');
+  const started = performance.now();
+  const at = deps.clock.now();
+  const incoming = c.req.header('x-request-id');
+  const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  c.set('requestId', requestId);
+  c.set('credit', null);
+  c.set('usage', null);
+  c.set('rateLimit', { policies: [], limits: [] });
+
+  await next();
+
+  const status = c.res.status;
+  const rl = c.get('rateLimit');
+  if (rl.policies.length > 0) {
+    c.header('RateLimit-Policy', rl.policies.join(', '));
+    c.header('RateLimit', rl.limits.join(', '));
+  }
+  c.header('Cache-Control', 'no-store');
+  c.header('X-Request-Id', requestId);
+
+  const key = c.get('key');
+  const auth = c.get('auth');
+  const route = c.get('route') ?? null;
+  const durationMs = Math.round(performance.now() - started);
+  if (key) {
+    const tool = c.req.header('x-service-tool');
+    try {
+      await writeAudit(deps.store.db, {
+        orgId: auth?.orgId ?? (key.kind === 'USER' ? key.keyOrgId : null),
+        at,
+        keyId: key.keyId,
+        keyPrefix: key.keyPrefix,
+        userId: key.userId,
+        partnerId: key.partnerId,
+        method: c.req.method,
+        route: route ?? c.req.path.slice(0, 200),
+        status,
+        tool: tool && TOOL_PATTERN.test(tool) ? tool : null,
+        requestId,
+        durationMs,
+      });
+    } catch (err) {
+      deps.logger.warn({ requestId, err: { message: (err as Error).message } }, 'could not write the audit log');
+    }
+  }
+  deps.logger.info(
+    {
+      requestId,
+      method: c.req.method,
+      route: route ?? 'unmatched',
+      status,
+      durationMs,
+      keyPrefix: key?.keyPrefix ?? null,
+      kind: key?.kind ?? null,
+      orgId: auth?.orgId ?? null,
+    },
+    'request',
+  );
+};
