@@ -726,12 +726,6 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
     ],
   };
 
-  const pages = <T>(key: string, records: T[], size = 100) => {
-    const out: Record<string, T[]>[] = [];
-    for (let i = 0; i < records.length; i += size) out.push({ [key]: records.slice(i, i + size) });
-    return out.length ? out : [{ [key]: [] }];
-  };
-
   const files: XeroFiles = {
     'Organisation.json': organisation,
     'Accounts.json': { Accounts: accounts },
@@ -759,6 +753,13 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
       journals: journalBodies.length,
     },
   };
+}
+
+/** Records as Xero pages them: page bodies of `size` records ({ [key]: [...] }), at least one. */
+export function pages<T>(key: string, records: T[], size = 100): Record<string, T[]>[] {
+  const out: Record<string, T[]>[] = [];
+  for (let i = 0; i < records.length; i += size) out.push({ [key]: records.slice(i, i + size) });
+  return out.length ? out : [{ [key]: [] }];
 }
 
 /** Puts any rounding difference of a converted journal onto its first line so it sums to zero. */

@@ -19,7 +19,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { D } from '../domain/money.js';
-import type { XeroFiles } from './generate.js';
+import { pages, type XeroFiles } from './generate.js';
 
 export interface OnlineRetailOptions {
   onProgress?: (step: string, done: number, total: number) => void;
@@ -218,11 +218,6 @@ export async function convertOnlineRetail(csvGzPath: string, opts: OnlineRetailO
   }
   progress('convert', docs.size, docs.size);
 
-  const pages = (key: string, records: unknown[], size = 100) => {
-    const out: Record<string, unknown[]>[] = [];
-    for (let i = 0; i < records.length; i += size) out.push({ [key]: records.slice(i, i + size) });
-    return out.length ? out : [{ [key]: [] }];
-  };
   const files: XeroFiles = {
     'Organisation.json': {
       Organisations: [

@@ -35,15 +35,17 @@ export async function serveApi(ctx: CommandContext, opts: { host?: string; port?
   return server;
 }
 
+function portArg(v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) > 65535) throw new OperatorError('--port must be a port number');
+  return Number(v);
+}
+
 export function extraCommands(program: Command, io: Io): void {
   program
     .command('demo')
     .description('create the demo organisations (idempotent), print the base URL and three demo keys, then serve')
     .option('--host <host>', 'listen address (default HOST or 127.0.0.1)')
-    .option('--port <port>', 'listen port (default PORT or 8787)', (v) => {
-      if (!/^\d+$/.test(v) || Number(v) > 65535) throw new OperatorError('--port must be a port number');
-      return Number(v);
-    })
+    .option('--port <port>', 'listen port (default PORT or 8787)', portArg)
     .action(
       action(io, async (ctx, opts: { host?: string; port?: number }) => {
         const store = await ctx.store();
@@ -72,10 +74,7 @@ export function extraCommands(program: Command, io: Io): void {
     .description('serve the agent API')
     .option('--no-workers', 'do not run the background workers in this process')
     .option('--host <host>', 'listen address (default HOST or 127.0.0.1)')
-    .option('--port <port>', 'listen port (default PORT or 8787)', (v) => {
-      if (!/^\d+$/.test(v) || Number(v) > 65535) throw new OperatorError('--port must be a port number');
-      return Number(v);
-    })
+    .option('--port <port>', 'listen port (default PORT or 8787)', portArg)
     .action(
       action(io, async (ctx, opts: { host?: string; port?: number }) => {
         const server = await serveApi(ctx, opts);
