@@ -127,8 +127,8 @@ export function nextUtcMidnight(now: Date): Date {
   return new Date(utcMidnight(now).getTime() + DAY_MS);
 }
 
-/** What the envelope reads about an organisation, in one query: charged calls since `since`, and its ledger connection. */
-export async function orgFacts(db: Db, orgId: string, since: Date) {
+/** What the envelope reads about an organisation, in one query: its charged calls on the UTC day of `day`, and its ledger connection. */
+export async function orgFacts(db: Db, orgId: string, day: Date) {
   const [r] = await rows<{
     used: number;
     connected: boolean;
@@ -138,7 +138,7 @@ export async function orgFacts(db: Db, orgId: string, since: Date) {
     last_error_at: unknown;
   }>(
     db,
-    sql`select (${chargedCallsSql(orgId, since)}) as used, lc.org_id is not null as connected,
+    sql`select (${chargedCallsSql(orgId, day)}) as used, lc.org_id is not null as connected,
           lc.token_state, lc.breaker_state, lc.last_successful_sync, lc.last_error_at
         from (select 1) as one left join ledger_connections lc on lc.org_id = ${orgId}`,
   );

@@ -63,7 +63,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ) as Server;
     s.once('error', reject);
   });
-  server.keepAliveTimeout = 5_000;
+  // Longer than the 60 s idle timeout of common load balancers and long enough
+  // that a client never races the server's close of an idle socket under load
+  // (an ECONNRESET on reuse); headersTimeout must exceed it.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();

@@ -63,7 +63,9 @@ export async function openStore(opts: OpenOptions): Promise<Store> {
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,
       types: pgTypes,
-      connectionTimeoutMillis: 2000,
+      // Waiting for a free client under a burst of requests is not an outage:
+      // a refused or lost server fails at once anyway (503 within milliseconds).
+      connectionTimeoutMillis: 10_000,
       options: [`-c TimeZone=UTC`, opts.searchPath ? `-c search_path=${opts.searchPath}` : ''].join(' ').trim(),
     });
     // An idle client losing its server must not crash the process.

@@ -3,17 +3,18 @@
  * src/store/redis-usage.ts): sliding logs in `burst_events` and
  * `credit_events`, one row per admitted request.
  *
- * Exactness under concurrency: each admission is one transaction that first
- * takes `pg_advisory_xact_lock` on a hash of its bucket ((key, route) for the
- * burst cap, (billing account, user) for credits), then, in one statement,
- * forgets the events that left the window, counts the window and inserts the
- * new event only if the count is below the limit. The lock is its own
- * statement so that the counting statement's snapshot is taken after it: a
- * concurrent admission of the same bucket has committed by then, so N
- * concurrent requests can never admit more than the limit. (A plain
+ * Exactness under concurrency: each admission is ONE statement, a call of a
+ * plpgsql function (migration 0002_limiter_functions.sql), so one network
+ * round trip. The function first takes `pg_advisory_xact_lock` on a hash of
+ * its bucket ((key, route) for the burst cap, (billing account, user) for
+ * credits); its later statements take fresh snapshots, so a concurrent
+ * admission of the same bucket has committed by then and is counted; then it
+ * forgets the events that left the window, summarises the window (count,
+ * oldest, newest: never read row by row, so a Reserve plan's 5,000 credits
+ * cost the same) and inserts the new event only below the limit. N
+ * concurrent requests can never admit more than the limit (a plain
  * count-then-insert double-spends on PostgreSQL; PGlite runs one transaction
- * at a time anyway.) The window is summarised in SQL (count, oldest, newest),
- * never read row by row, so a Reserve plan's 5,000 credits cost the same.
+ * at a time anyway).
  */
 import { sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from './db.js';
@@ -47,25 +48,11 @@ export class SqlLimiter implements Limiter {
   async hitBurst(keyId: string, route: string, now: Date): Promise<BurstResult> {
     const since = new Date(now.getTime() - BURST_WINDOW_MS);
     const nowMs = now.getTime();
-    const r = await this.db.transaction(async (tx) => {
-      const t = tx as unknown as Db;
-      await t.execute(sql`select pg_advisory_xact_lock(hashtext(${`burst:${keyId}:${route}`}))`);
-      const [row] = await rows<WindowRow>(
-        t,
-        sql`with gone as (
-              delete from burst_events where key_id = ${keyId} and route = ${route} and at <= ${since}
-            ), w as (
-              select count(*)::int as n, min(at) as oldest, max(at) as newest
-              from burst_events where key_id = ${keyId} and route = ${route} and at > ${since}
-            ), ins as (
-              insert into burst_events (key_id, route, at)
-              select ${keyId}, ${route}, ${now} from w where w.n < ${BURST_LIMIT}
-              returning id
-            )
-            select w.n, w.oldest, w.newest, null as freeing, (select id from ins) as inserted from w`,
-      );
-      return row!;
-    });
+    const [r] = await rows<WindowRow>(
+      this.db,
+      sql`select n, oldest, newest, null as freeing, inserted from cashline_hit_burst(${keyId}, ${route}, ${now}, ${since}, ${BURST_LIMIT})`,
+    );
+    if (!r) throw new Error('cashline_hit_burst returned no row');
     const count = Number(r.n);
     const oldest = ms(r.oldest);
     if (r.inserted === null) {
@@ -91,32 +78,11 @@ export class SqlLimiter implements Limiter {
     const since = new Date(now.getTime() - CREDIT_WINDOW_MS);
     const nowMs = now.getTime();
     const { billingAccountId: ba, meterId: user, limit } = subject;
-    const r = await this.db.transaction(async (tx) => {
-      const t = tx as unknown as Db;
-      await t.execute(sql`select pg_advisory_xact_lock(hashtext(${`credit:${ba}:${user}`}))`);
-      const [row] = await rows<WindowRow>(
-        t,
-        sql`with gone as (
-              delete from credit_events where billing_account_id = ${ba} and user_id = ${user} and at <= ${since}
-            ), w as (
-              select count(*)::int as n, min(at) as oldest, max(at) as newest
-              from credit_events where billing_account_id = ${ba} and user_id = ${user} and at > ${since}
-            ), ins as (
-              insert into credit_events (org_id, billing_account_id, user_id, at)
-              select ${subject.orgId}, ${ba}, ${user}, ${now} from w where w.n < ${limit}
-              returning id
-            )
-            select w.n, w.oldest, w.newest,
-              case when w.n >= ${limit} then (
-                select at from credit_events
-                where billing_account_id = ${ba} and user_id = ${user} and at > ${since}
-                order by at asc, id asc offset (w.n - ${limit}) limit 1
-              ) end as freeing,
-              (select id from ins) as inserted
-            from w`,
-      );
-      return row!;
-    });
+    const [r] = await rows<WindowRow>(
+      this.db,
+      sql`select n, oldest, newest, freeing, inserted from cashline_reserve_credit(${subject.orgId}, ${ba}, ${user}, ${now}, ${since}, ${limit})`,
+    );
+    if (!r) throw new Error('cashline_reserve_credit returned no row');
     const used = Number(r.n);
     const oldestMs = ms(r.oldest);
     const newestMs = ms(r.newest);
