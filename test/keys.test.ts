@@ -43,15 +43,16 @@ describe('API keys', () => {
     }
   });
 
-  it('10,000 generated keys have distinct prefixes and secrets', () => {
+  it('1,000,000 generated keys have no collision: distinct prefixes (the look-up handle) and secrets (issue 8)', () => {
+    const N = 1_000_000;
     const prefixes = new Set<string>();
     const secrets = new Set<string>();
-    for (let i = 0; i < 10_000; i++) {
-      const p = parseKey(generateKey('USER').key)!;
+    for (let i = 0; i < N; i++) {
+      const p = parseKey(generateKey(i % 2 ? 'USER' : 'PARTNER').key)!;
       prefixes.add(p.keyPrefix);
       secrets.add(p.secret);
     }
-    expect(prefixes.size).toBe(10_000);
-    expect(secrets.size).toBe(10_000);
-  });
+    expect(prefixes.size).toBe(N);
+    expect(secrets.size).toBe(N);
+  }, 120_000);
 });

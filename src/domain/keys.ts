@@ -5,7 +5,7 @@
  * stored. Verification hashes whatever was presented and compares digests of
  * equal length in constant time, so odd lengths or multi-byte input never throw.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto';
 
 export type KeyKind = 'USER' | 'PARTNER';
 
@@ -18,17 +18,28 @@ const KEY_PATTERN = new RegExp(
   `^cl_(user|partner)_([a-z0-9]{${KEY_PREFIX_LENGTH}})_([A-Za-z0-9]{${SECRET_LENGTH}})$`,
 );
 
+// CSPRNG bytes drawn 4 KiB at a time (as node:crypto's randomUUID does): one
+// system call per ~75 keys instead of two per key. Each byte is used once.
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++]!;
+}
+
 /** Uniform random string over `alphabet` (rejection sampling: no modulo bias). */
 function randomString(alphabet: string, length: number): string {
   const limit = 256 - (256 % alphabet.length);
-  let out = '';
+  const out: string[] = [];
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < limit) out += alphabet[byte % alphabet.length];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < limit) out.push(alphabet[byte % alphabet.length]!);
   }
-  return out;
+  return out.join('');
 }
 
 export interface GeneratedKey {
