@@ -25,6 +25,8 @@ import { agentRoute, withAlerts } from '../../src/api/route.js';
 import type { Limiter } from '../../src/api/limits.js';
 import { rows, type StoreKind } from '../../src/store/db.js';
 import * as s from '../../src/store/schema.js';
+import { ResponseChecker } from './openapi.js';
+import { alertFields, ErrorResponse } from '../../src/schemas/common.js';
 import {
   createKey,
   createOrg,
@@ -105,6 +107,8 @@ export interface TestApiOptions {
   /** Keep the JSON log lines in `api.logs` (level info). */
   captureLogs?: boolean;
   drainMs?: number;
+  /** Check every JSON answer against the OpenAPI document (default true; test/helpers/openapi.ts). */
+  validateResponses?: boolean;
 }
 
 /** The public prefix of a key: cl_user_<prefix>_<secret>. */
@@ -139,6 +143,20 @@ export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): 
     ...(opts.drainMs !== undefined ? { drainMs: opts.drainMs } : {}),
   });
   const db = store.db;
+  const checker =
+    opts.validateResponses === false ? null : new ResponseChecker(await (await fetch(`${server.url}/api/agent/openapi.json`)).json());
+  const checked = async (path: string, init: RequestInit | undefined, res: Response): Promise<Response> => {
+    if (!checker) return res;
+    const problems = checker.check(
+      (init?.method ?? 'GET').toUpperCase(),
+      new URL(path, server.url).pathname,
+      res.status,
+      res.headers.get('content-type'),
+      await res.clone().text(),
+    );
+    if (problems.length) throw new Error(`the answer does not match the OpenAPI document:\n${problems.join('\n')}`);
+    return res;
+  };
   const api: TestApi = {
     url: server.url,
     store,
@@ -172,9 +190,11 @@ export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): 
         sql`select org_id, key_id, key_prefix, user_id, partner_id, method, route, status, tool, request_id, duration_ms
             from audit_log where org_id = ${orgId} order by id desc`,
       ),
-    get: (path, key, headers = {}) =>
-      fetch(`${server.url}${path}`, { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } }),
-    fetch: (path, init) => fetch(`${server.url}${path}`, init),
+    get: async (path, key, headers = {}) => {
+      const init = { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } };
+      return checked(path, init, await fetch(`${server.url}${path}`, init));
+    },
+    fetch: async (path, init) => checked(path, init, await fetch(`${server.url}${path}`, init)),
   };
   return api;
 }
@@ -239,8 +259,13 @@ const ItemQuery = z.object({
   ms: z.coerce.number().int().min(0).max(10_000).optional().openapi({ param: { name: 'ms', in: 'query' } }),
 });
 const ItemParam = z.object({ id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' } }) });
-const ItemBody = z.object({ id: z.string(), orgId: z.string().nullable(), limit: z.number().int().nullable() }).openapi('TestItem');
-const ok = { 200: { description: 'OK', content: { 'application/json': { schema: ItemBody } } } };
+const ItemBody = z
+  .object({ id: z.string(), orgId: z.string().nullable(), limit: z.number().int().nullable(), ...alertFields })
+  .openapi('TestItem');
+const ok = {
+  200: { description: 'OK', content: { 'application/json': { schema: ItemBody } } },
+  404: { description: 'Not found', content: { 'application/json': { schema: ErrorResponse } } },
+};
 
 export const testItemRoute = agentRoute('READ_BANK', {
   path: '/api/agent/test-items/{id}',
