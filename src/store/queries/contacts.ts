@@ -21,6 +21,15 @@ import { type Db, rows } from '../db.js';
 import type { CursorPosition } from '../../domain/cursor.js';
 import { canonical, canonicalOrNull, dec } from '../../domain/money.js';
 import { addDays, daysBetween } from '../../domain/calendar.js';
+import {
+  type ChurnState,
+  grossMarginPercent,
+  historicalLtv,
+  LIFETIME_MAX_YEARS,
+  LIFETIME_MIN_YEARS,
+  projectedLtv,
+} from '../../domain/analytics/customer.js';
+import { clamp } from '../../domain/analytics/stats.js';
 import { type ContactSort, type ContactType, TOTALS_CAP } from '../../domain/list-params.js';
 import type { ContactDrill, ContactLastItem, ContactSummary, ContactsTotals, RecentPaidInvoice } from '../../schemas/ledger.js';
 import { type AggregateSource, countOf, dayToDateTime, type KeysetSpec, keysetPage, sortKeyText, tsToDateTime, textArray } from './paging.js';
@@ -168,21 +177,28 @@ export async function listContacts(db: Db, input: ContactListInput): Promise<Con
 // Drill
 // ---------------------------------------------------------------------------
 
-const CHURN_FACTOR: Record<string, number> = { ACTIVE: 1, AT_RISK: 0.5, CHURNED: 0 };
+/** The baseline's churn state (details.churnState, or the older details.churnStatus vocabulary). */
+function churnOf(d: Record<string, unknown>): ChurnState | null {
+  const v = d.churnState ?? d.churnStatus;
+  switch (v) {
+    case 'Active':
+    case 'ACTIVE':
+      return 'Active';
+    case 'At-risk':
+    case 'AT_RISK':
+      return 'At-risk';
+    case 'Churned':
+    case 'CHURNED':
+      return 'Churned';
+    default:
+      return null;
+  }
+}
 
 function num(v: unknown): number | null {
   if (v === null || v === undefined || v === '') return null;
   const n = typeof v === 'number' ? v : Number(v);
   return Number.isFinite(n) ? n : null;
-}
-
-function decimalText(v: unknown): string | null {
-  if (v === null || v === undefined || v === '') return null;
-  try {
-    return canonical(String(v));
-  } catch {
-    return null;
-  }
 }
 
 interface LastItemRow extends Record<string, unknown> {
@@ -320,12 +336,15 @@ export async function getContact(db: Db, input: ContactDrillInput): Promise<{ co
   const revenueAllTime = canonical(s?.revenue_all_time ?? '0');
   const revenueTrailing12m = canonical(s?.revenue_12m ?? '0');
   const d = c.details ?? {};
-  const gm = num(d.grossMarginPercent) ?? num(c.gross_margin_override);
-  const lifetime = Math.min(5, Math.max(1, num(d.expectedLifetimeYears) ?? 1));
-  let projectedLtv = decimalText(d.projectedLtv);
-  if (projectedLtv === null && gm !== null && typeof d.churnStatus === 'string' && d.churnStatus in CHURN_FACTOR) {
-    projectedLtv = canonical(dec(revenueTrailing12m).times(gm).times(lifetime).times(CHURN_FACTOR[d.churnStatus]!));
-  }
+  const gm = num(d.grossMarginPercent) ?? grossMarginPercent(c.gross_margin_override, []);
+  const lifetime = clamp(num(d.expectedLifetimeYears) ?? LIFETIME_MIN_YEARS, LIFETIME_MIN_YEARS, LIFETIME_MAX_YEARS);
+  // The spec's formulas over the live revenue figures of this response and the
+  // baseline's margin, lifetime and churn state (docs/analytics.md): the two
+  // LTVs always agree with the revenue shown beside them. projectedLtv needs
+  // the churn state, so it is null until the baseline job has run.
+  const churn = churnOf(d);
+  const projected = churn === null ? null : projectedLtv(revenueTrailing12m, gm, lifetime, churn);
+  const historical = historicalLtv(revenueAllTime, gm);
   let redacted = 0;
   const recentPaidInvoices: RecentPaidInvoice[] = paid.map((p) => {
     const masked = input.gate && p.sensitive;
@@ -358,8 +377,8 @@ export async function getContact(db: Db, input: ContactDrillInput): Promise<{ co
       availableCredit: canonical(s?.available_credit ?? '0'),
       revenueTrailing12m,
       revenueAllTime,
-      projectedLtv,
-      historicalLtv: gm === null ? null : canonical(dec(revenueAllTime).times(gm)),
+      projectedLtv: projected,
+      historicalLtv: historical,
       grossMarginPercent: gm,
       expectedLifetimeYears: lifetime,
       paymentDelayMedianDays: canonicalOrNull(c.payment_delay_median_days),

@@ -1,0 +1,258 @@
+/**
+ * The whole analysis of one organisation (pure): what the nightly baseline
+ * job (src/jobs/baselines.ts) stores per contact and in the organisation's
+ * summaries. Input amounts are already in the base currency.
+ */
+import { canonical, D, dec } from '../money.js';
+import {
+  abcClasses,
+  type AbcClass,
+  availableCredit,
+  type CadenceResult,
+  type Cadence,
+  churnState,
+  type ChurnState,
+  type CreditNote,
+  detectCadence,
+  expectedLifetimeYears,
+  grossMarginPercent,
+  historicalLtv,
+  type MarginMonth,
+  paymentDelayMedianDays,
+  projectedLtv,
+  purchaseDays,
+  revenueAllTime,
+  revenueTrailing12m,
+  SALE_STATUSES,
+  type SalesInvoice,
+} from './customer.js';
+import { analyseCohorts, type CohortAnalysis, cohortNotes, type CohortNote, type Purchase } from './cohorts.js';
+import { GROSS_PROFIT_MONTHS, grossProfitReading, type GrossProfitReading } from './summary.js';
+import { lastFullMonths } from '../fiscal.js';
+
+/** Most rows kept in each stored top list (topN is at most 100). */
+export const TOP_KEPT = 100;
+
+export interface ContactInfo {
+  id: string;
+  isCustomer: boolean;
+  isSupplier: boolean;
+}
+
+/** A supplier's bills (gross, base currency). */
+export interface SupplierBills {
+  contactId: string;
+  /** ACTUAL (paid) bills: all-time spend. */
+  spendAllTime: string;
+  /** AUTHORISED and PAID bills: aggregate bill gross (topBySpend). */
+  billGross: string;
+  bills: number;
+}
+
+export interface AnalyticsInput {
+  /** Today in the organisation's time zone (YYYY-MM-DD). */
+  today: string;
+  baseCurrency: string;
+  /** organisations.gross_margin_override (a fraction), or null. */
+  grossMarginOverride: string | null;
+  contacts: readonly ContactInfo[];
+  /** Every sales invoice (ACCREC), any status. */
+  invoices: readonly SalesInvoice[];
+  /** Credit notes with their contact. */
+  creditNotes: readonly (CreditNote & { contactId: string })[];
+  supplierBills: readonly SupplierBills[];
+  /** Organisation-wide sales and cost of sales per month over the margin window (the last 12 full months). */
+  marginMonths: readonly MarginMonth[];
+}
+
+export interface ContactAnalytics {
+  contactId: string;
+  /** Flagged a customer, or has sales invoices. */
+  isCustomer: boolean;
+  revenueAllTime: string;
+  revenueTrailing12m: string;
+  spendAllTime: string;
+  paidInvoices: number;
+  paymentDelayMedianDays: string | null;
+  cadence: Cadence | null;
+  cadenceConfidence: number | null;
+  medianGapDays: number | null;
+  purchaseDays: number;
+  firstPurchase: string | null;
+  lastPurchase: string | null;
+  churnState: ChurnState | null;
+  grossMarginPercent: number | null;
+  expectedLifetimeYears: number;
+  projectedLtv: string | null;
+  historicalLtv: string | null;
+  /** The baseline ltv: cumulative gross-profit lifetime value (= historicalLtv); null for non-customers. */
+  ltv: string | null;
+  abcClass: AbcClass | null;
+  availableCredit: string;
+}
+
+export interface TopEntry {
+  contactId: string;
+  count: number;
+  amount: string;
+}
+
+export interface ContactsSummaryData {
+  asOfDate: string;
+  currency: string;
+  byType: { customer: number; supplier: number; both: number; neither: number };
+  abcDistribution: { A: number; B: number; C: number; unclassified: number };
+  /** 'ltv' when the organisation has a gross margin; else 'revenue' (amount is revenueAllTime, same order). */
+  topByRevenueBasis: 'ltv' | 'revenue';
+  topByRevenue: TopEntry[];
+  topBySpend: TopEntry[];
+}
+
+export interface CohortsData extends CohortAnalysis {
+  currency: string;
+  notesForAgent: CohortNote[];
+}
+
+export interface OrganisationAnalytics {
+  contacts: ContactAnalytics[];
+  grossMarginPercent: number | null;
+  expectedLifetimeYears: number;
+  contactsSummary: ContactsSummaryData;
+  cohorts: CohortsData;
+  /** The revenue summary's trailing gross-profit reading (the last three full months of the margin window). */
+  grossProfit: GrossProfitReading;
+}
+
+const byValueDesc = (a: { v: InstanceType<typeof D>; id: string }, b: { v: InstanceType<typeof D>; id: string }) =>
+  b.v.comparedTo(a.v) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export function analyseOrganisation(input: AnalyticsInput): OrganisationAnalytics {
+  const { today } = input;
+  const invoicesOf = new Map<string, SalesInvoice[]>();
+  for (const i of input.invoices) {
+    let list = invoicesOf.get(i.contactId);
+    if (!list) invoicesOf.set(i.contactId, (list = []));
+    list.push(i);
+  }
+  const creditOf = new Map<string, CreditNote[]>();
+  for (const n of input.creditNotes) {
+    let list = creditOf.get(n.contactId);
+    if (!list) creditOf.set(n.contactId, (list = []));
+    list.push(n);
+  }
+  const billsOf = new Map(input.supplierBills.map((b) => [b.contactId, b]));
+  const info = new Map(input.contacts.map((c) => [c.id, c]));
+  const ids = [...new Set([...info.keys(), ...invoicesOf.keys()])].sort();
+
+  const margin = grossMarginPercent(input.grossMarginOverride, input.marginMonths);
+
+  // First pass: what depends on the contact alone.
+  interface Partial {
+    id: string;
+    isCustomer: boolean;
+    invoices: SalesInvoice[];
+    days: string[];
+    cadence: CadenceResult | null;
+  }
+  const partial: Partial[] = ids.map((id) => {
+    const invoices = invoicesOf.get(id) ?? [];
+    const isCustomer = (info.get(id)?.isCustomer ?? false) || invoices.length > 0;
+    const days = purchaseDays(invoices);
+    return { id, isCustomer, invoices, days, cadence: isCustomer ? detectCadence(days) : null };
+  });
+  const lifetime = expectedLifetimeYears(
+    partial
+      .filter((p) => p.cadence && p.cadence.cadence !== 'NONE')
+      .map((p) => ({ firstPurchase: p.days[0]!, lastPurchase: p.days[p.days.length - 1]! })),
+  );
+
+  const contacts: ContactAnalytics[] = partial.map((p) => {
+    const revAll = revenueAllTime(p.invoices);
+    const rev12 = revenueTrailing12m(p.invoices, today);
+    const last = p.days.length ? p.days[p.days.length - 1]! : null;
+    const state = p.cadence ? churnState(last, p.cadence, today) : null;
+    const hist = p.isCustomer ? historicalLtv(revAll, margin) : null;
+    return {
+      contactId: p.id,
+      isCustomer: p.isCustomer,
+      revenueAllTime: revAll,
+      revenueTrailing12m: rev12,
+      spendAllTime: canonical(billsOf.get(p.id)?.spendAllTime ?? '0'),
+      paidInvoices: p.invoices.filter((i) => i.status === 'ACTUAL').length,
+      paymentDelayMedianDays: p.isCustomer ? paymentDelayMedianDays(p.invoices) : null,
+      cadence: p.cadence?.cadence ?? null,
+      cadenceConfidence: p.cadence?.confidence ?? null,
+      medianGapDays: p.cadence?.medianGapDays ?? null,
+      purchaseDays: p.days.length,
+      firstPurchase: p.days[0] ?? null,
+      lastPurchase: last,
+      churnState: state,
+      grossMarginPercent: p.isCustomer ? margin : null,
+      expectedLifetimeYears: lifetime,
+      projectedLtv: p.isCustomer ? projectedLtv(rev12, margin, lifetime, state) : null,
+      historicalLtv: hist,
+      ltv: hist,
+      abcClass: null,
+      availableCredit: availableCredit(creditOf.get(p.id) ?? [], input.baseCurrency),
+    };
+  });
+
+  // ABC by realised revenue (the same order as the gross-profit LTV: the margin is organisation-wide).
+  const customers = contacts.filter((c) => c.isCustomer);
+  const abc = abcClasses(customers.map((c) => ({ id: c.contactId, value: c.revenueAllTime })));
+  for (const c of customers) c.abcClass = abc.get(c.contactId) ?? null;
+
+  const byType = { customer: 0, supplier: 0, both: 0, neither: 0 };
+  for (const c of input.contacts) {
+    if (c.isCustomer && c.isSupplier) byType.both++;
+    else if (c.isCustomer) byType.customer++;
+    else if (c.isSupplier) byType.supplier++;
+    else byType.neither++;
+  }
+  const abcDistribution = { A: 0, B: 0, C: 0, unclassified: 0 };
+  for (const c of customers) abcDistribution[c.abcClass ?? 'unclassified']++;
+
+  const basis = margin === null ? ('revenue' as const) : ('ltv' as const);
+  const topByRevenue = customers
+    .map((c) => ({ c, id: c.contactId, v: dec(basis === 'ltv' ? c.ltv! : c.revenueAllTime) }))
+    .filter((x) => dec(x.c.revenueAllTime).gt(0))
+    .sort(byValueDesc)
+    .slice(0, TOP_KEPT)
+    .map((x) => ({ contactId: x.id, count: x.c.paidInvoices, amount: canonical(x.v) }));
+  const topBySpend = input.supplierBills
+    .map((b) => ({ b, id: b.contactId, v: dec(b.billGross) }))
+    .filter((x) => x.b.bills > 0)
+    .sort(byValueDesc)
+    .slice(0, TOP_KEPT)
+    .map((x) => ({ contactId: x.id, count: x.b.bills, amount: canonical(x.v) }));
+
+  const purchases: Purchase[] = [];
+  // A sale whose amount cannot be converted to the base currency still acquires and retains (amount 0).
+  for (const i of input.invoices) if (SALE_STATUSES.has(i.ledgerStatus)) purchases.push({ contactId: i.contactId, date: i.date, amount: i.subTotal ?? '0' });
+  const churn = new Map(contacts.map((c) => [c.contactId, c.churnState]));
+  const cohortAnalysis = analyseCohorts(purchases, today, churn);
+
+  return {
+    contacts,
+    grossMarginPercent: margin,
+    expectedLifetimeYears: lifetime,
+    contactsSummary: {
+      asOfDate: today,
+      currency: input.baseCurrency,
+      byType,
+      abcDistribution,
+      topByRevenueBasis: basis,
+      topByRevenue,
+      topBySpend,
+    },
+    cohorts: { ...cohortAnalysis, currency: input.baseCurrency, notesForAgent: cohortNotes(cohortAnalysis.kpis) },
+    grossProfit: grossProfitOf(today, input.marginMonths),
+  };
+}
+
+/** The gross-profit reading of the last GROSS_PROFIT_MONTHS full months before `today`'s month, from the margin months. */
+export function grossProfitOf(today: string, months: readonly MarginMonth[]): GrossProfitReading {
+  const window = lastFullMonths(today, GROSS_PROFIT_MONTHS);
+  return grossProfitReading(window, months.filter((m) => m.month >= window.from.slice(0, 7) && m.month <= window.to.slice(0, 7)));
+}
+

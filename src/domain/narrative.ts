@@ -1,0 +1,70 @@
+/**
+ * The daily summary's narrative (spec 2.8): deterministic prose of 2 to 4
+ * sentences, the same words for the same numbers.
+ *
+ * Thresholds of the 7-day net signal (docs/forecast.md#daily-summary):
+ * - roughly flat when |net| is at most 5% of the week's gross flow
+ *   (inflow + outflow), or there was no flow at all;
+ * - net positive when net is above that band; net negative when below.
+ * Sentences: (1) cash today and across how many bank accounts; (2) the 7-day
+ * signal; (3) receivables overdue, when any; (4) the 13-week outlook (the
+ * lowest point when cash would go below zero, otherwise the ending cash).
+ */
+import { dec } from './money.js';
+import type { ArAgeing, Forecast13w, Last7d } from './forecast/daily.js';
+import { longDate, money } from './insights/format.js';
+
+export const FLAT_BAND = 0.05;
+
+export type NetSignal = 'positive' | 'negative' | 'flat';
+
+export function netSignal(last: Pick<Last7d, 'inflow' | 'outflow' | 'net'>): NetSignal {
+  const gross = dec(last.inflow).plus(dec(last.outflow));
+  const net = dec(last.net);
+  if (gross.isZero() || net.abs().lte(gross.times(FLAT_BAND))) return 'flat';
+  return net.gt(0) ? 'positive' : 'negative';
+}
+
+export function narrative(input: {
+  currency: string;
+  cashToday: string;
+  bankAccounts: number;
+  last7d: Last7d;
+  ar: ArAgeing;
+  forecast13w: Forecast13w | null;
+}): string {
+  const c = input.currency;
+  const sentences: string[] = [];
+  sentences.push(
+    `Cash today is ${money(c, input.cashToday)} across ${input.bankAccounts} bank account${input.bankAccounts === 1 ? '' : 's'}.`,
+  );
+  const l = input.last7d;
+  switch (netSignal(l)) {
+    case 'positive':
+      sentences.push(`Over the last 7 days cash grew by ${money(c, l.net)}: ${money(c, l.inflow)} in against ${money(c, l.outflow)} out.`);
+      break;
+    case 'negative':
+      sentences.push(`Over the last 7 days cash fell by ${money(c, dec(l.net).neg())}: ${money(c, l.outflow)} out against ${money(c, l.inflow)} in.`);
+      break;
+    default:
+      sentences.push(
+        dec(l.inflow).isZero() && dec(l.outflow).isZero()
+          ? 'No money moved in the last 7 days.'
+          : `The last 7 days were roughly flat: ${money(c, l.inflow)} in and ${money(c, l.outflow)} out.`,
+      );
+  }
+  const overdueCount = input.ar.days30.count + input.ar.days60.count + input.ar.days90plus.count;
+  if (overdueCount > 0) {
+    const amount = dec(input.ar.days30.amount).plus(input.ar.days60.amount).plus(input.ar.days90plus.amount);
+    sentences.push(`${overdueCount} invoice${overdueCount === 1 ? ' is' : 's are'} 30 days or more overdue, worth ${money(c, amount)}.`);
+  }
+  const f = input.forecast13w;
+  if (f) {
+    if (dec(f.lowestClosingCash).isNeg()) {
+      sentences.push(`The forecast has cash falling below zero, to ${money(c, f.lowestClosingCash)} in the week of ${longDate(f.lowestWeekStart)}.`);
+    } else {
+      sentences.push(`Cash is forecast at ${money(c, f.endingCash)} in 13 weeks.`);
+    }
+  }
+  return sentences.join(' ');
+}
