@@ -23,6 +23,7 @@ import { parseScopes } from '../domain/scopes.js';
 import { isCalendarDate } from '../domain/calendar.js';
 import { StoreLockedError } from '../store/embedded-lock.js';
 import { extraCommands } from './commands.js';
+import { forecastCommands } from './forecast-commands.js';
 
 export interface Io {
   stdout: (text: string) => void;
@@ -272,6 +273,7 @@ export function buildProgram(io: Io = processIo): Command {
     );
 
   extraCommands(program, io);
+  forecastCommands(program, io);
 
   return program;
 }

@@ -8,6 +8,8 @@ import { importDirectory } from '../ledger/import.js';
 import { requireOrg } from '../store/tenancy.js';
 import { progressPrinter } from './progress.js';
 import { setupDemo } from './demo.js';
+import { recomputeBaselines, startBaselineWorker } from '../jobs/baselines.js';
+import { recomputeForecast } from '../jobs/forecast.js';
 
 /** Starts the API on the context's store and keeps the process serving until SIGTERM/SIGINT. */
 export async function serveApi(ctx: CommandContext, opts: { host?: string; port?: number } = {}) {
@@ -76,8 +78,9 @@ export function extraCommands(program: Command, io: Io): void {
     .option('--host <host>', 'listen address (default HOST or 127.0.0.1)')
     .option('--port <port>', 'listen port (default PORT or 8787)', portArg)
     .action(
-      action(io, async (ctx, opts: { host?: string; port?: number }) => {
+      action(io, async (ctx, opts: { host?: string; port?: number; workers?: boolean }) => {
         const server = await serveApi(ctx, opts);
+        if (opts.workers !== false) startWorkers(ctx);
         io.stdout(`${JSON.stringify({ baseUrl: server.url })}\n`);
         return KEEP_RUNNING;
       }),
@@ -107,4 +110,43 @@ export function extraCommands(program: Command, io: Io): void {
         }
       }),
     );
+
+  program
+    .command('worker')
+    .description('run the background workers (the nightly baselines) without serving the API')
+    .action(
+      action(io, async (ctx) => {
+        await startWorkers(ctx);
+        io.stdout(`${JSON.stringify({ worker: 'running' })}\n`);
+        return KEEP_RUNNING;
+      }),
+    );
+
+  program
+    .command('recompute')
+    .description("compute an organisation's derived data now: baselines (cadence, delays, LTV, ABC, contacts summary, cohorts), then the forecast snapshots and notes")
+    .requiredOption('--org <id>', 'organisation id')
+    .action(
+      action(io, async (ctx, opts: { org: string }) => {
+        const store = await ctx.store();
+        await requireOrg(store.db, opts.org);
+        const now = ctx.config.clock.now();
+        const baselines = await recomputeBaselines(store.db, opts.org, now);
+        const forecast = await recomputeForecast(store.db, opts.org, now);
+        return { baselines, forecast };
+      }),
+    );
+}
+
+/** The background workers of this process: the nightly baselines (src/jobs/baselines.ts), stopped on SIGTERM/SIGINT. */
+async function startWorkers(ctx: CommandContext): Promise<void> {
+  const store = await ctx.store();
+  const logger = createLogger(ctx.config);
+  const worker = startBaselineWorker(store.db, ctx.config.clock, {
+    onTick: (r) => {
+      if (r.ran.length || r.failed.length) logger.info({ ran: r.ran, failed: r.failed }, 'nightly baselines');
+    },
+    onError: (err) => logger.error({ err }, 'nightly baselines tick failed'),
+  });
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void worker.stop());
 }

@@ -25,6 +25,7 @@ import {
 } from '../store/tenancy.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { Progress } from './progress.js';
+import { recomputeForecast } from '../jobs/forecast.js';
 
 export const DEMO_PARTNER_ID = '00000000-0000-4000-8000-0000000000a1';
 export const DEMO_ORGS = [
@@ -70,6 +71,12 @@ export async function setupDemo(db: Db, now: Date, progress: Progress): Promise<
     for (const contactId of out.sensitive.contactIds) await setContactSensitive(db, demo.id, contactId, true);
     for (const code of out.sensitive.accountCodes) await setAccountSensitive(db, demo.id, code, true);
     orgs.push({ id: demo.id, name: demo.name, created: true });
+  }
+
+  // Derived: the forecast snapshots (every scenario) of each demo organisation, as of now.
+  for (const [i, demo] of DEMO_ORGS.entries()) {
+    progress('forecast', i, DEMO_ORGS.length);
+    await recomputeForecast(db, demo.id, now);
   }
 
   const [partner] = await db.select().from(s.partners).where(eq(s.partners.id, DEMO_PARTNER_ID));

@@ -5,12 +5,16 @@ import { registerOrgs } from './orgs.js';
 import { registerLedger } from './ledger.js';
 import { registerContacts } from './contacts.js';
 import { registerBank } from './bank.js';
+import { registerAnalytics } from './analytics.js';
+import { registerForecast } from './forecast.js';
 
 export function registerRoutes(app: ApiApp): void {
   registerStatus(app);
   registerOrgs(app);
   registerLedger(app);
   // The contacts drill (/contacts/{id}) after /contacts/summary, when that is registered.
+  registerAnalytics(app);
   registerContacts(app);
   registerBank(app);
+  registerForecast(app);
 }

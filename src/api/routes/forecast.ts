@@ -1,0 +1,241 @@
+/**
+ * GET /api/agent/cash-position, /api/agent/forecast (READ_FORECAST) and
+ * /api/agent/daily-summary (READ_SUMMARY): spec 2.2, 2.3, 2.8, 4.6 and
+ * decisions.md. Thin: the forecast and the cash position are read from the
+ * latest stored snapshot (written by the forecast job with engineVersion and
+ * computedAt); the daily summary adds today's movements, receivables ageing
+ * and the narrative. Names of sensitive accounts (forecast categories, cash
+ * position accounts) and contacts (daily summary top movements) are rewritten
+ * for keys without READ_SENSITIVE; amounts are never masked. docs/forecast.md.
+ */
+import type { Context } from 'hono';
+import { addDays, dateIn } from '../../domain/calendar.js';
+import { ANOMALY_FACTOR, ANOMALY_HISTORY_DAYS, ANOMALY_MIN_HISTORY, arAgeing, forecast13w, last7d } from '../../domain/forecast/daily.js';
+import type { CashPosition, ForecastPayload, ForecastWeek } from '../../domain/forecast/types.js';
+import { canonical, D, dec, type Dec } from '../../domain/money.js';
+import { narrative } from '../../domain/narrative.js';
+import {
+  CashPositionResponse,
+  DailySummaryResponse,
+  FORECAST_MAX_WEEKS,
+  ForecastQuery,
+  ForecastResponse,
+  SENSITIVE_ACCOUNT,
+  SENSITIVE_CONTACT,
+} from '../../schemas/forecast.js';
+import {
+  countBankAccounts,
+  countPendingAnomalies,
+  latestCashPosition,
+  latestOutlook,
+  latestSnapshot,
+  liveCashPosition,
+  loadCashEvents,
+  loadOpenReceivables,
+  scenarioExists,
+  sensitiveAccountIds,
+  type OrgMeta,
+} from '../../store/queries/forecast.js';
+import type { ApiApp, AppEnv } from '../context.js';
+import { ApiError, badRequest } from '../errors.js';
+import { agentRoute, withAlerts } from '../route.js';
+import { json, listCaller, notFoundResponse } from './ledger.js';
+
+export const cashPositionRoute = agentRoute('READ_FORECAST', {
+  path: '/api/agent/cash-position',
+  summary: 'Opening cash: reconciled total, override, adjustment and the effective starting cash',
+  description:
+    'The opening cash of the latest BASE forecast snapshot (computedAt says when), or, before any forecast is computed, the same figures computed now. ' +
+    "ledgerReconciledTotal sums the reconciled balances of the RECONCILED accounts; effectiveStartingCash is the operator's override (source manual) plus the movements since it was set, " +
+    'else each account\'s statement balance (STATEMENT) or reconciled balance plus unreconciled movements (RECONCILED). Sensitive account names are rewritten without READ_SENSITIVE.',
+  responses: { 200: json(CashPositionResponse, 'Cash position') },
+});
+
+export const forecastRoute = agentRoute('READ_FORECAST', {
+  path: '/api/agent/forecast',
+  summary: 'The latest 13-week cash forecast of a scenario',
+  description:
+    "Weekly buckets from the Monday of the current week in the organisation's time zone: opening, inflow (guaranteedInflow + forecastInflow), outflow, net and closing, " +
+    'with closing = opening + inflow - outflow exactly. Served from the latest snapshot of the scenario (default BASE). 404 not_found when the scenario does not exist or has no forecast yet.',
+  request: { query: ForecastQuery },
+  responses: { 200: json(ForecastResponse, 'Forecast'), ...notFoundResponse },
+});
+
+export const dailySummaryRoute = agentRoute('READ_SUMMARY', {
+  path: '/api/agent/daily-summary',
+  summary: 'How is the business going today: cash, last 7 days, receivables, 13-week outlook, narrative',
+  description:
+    "One call for today (the organisation's time zone): cash today, bank account count, the last 7 days' movements with the top 5 each way, receivables ageing, " +
+    'the 13-week outlook of the latest BASE forecast, pending anomalies, a deterministic narrative and notes for the agent. Sensitive contacts in the top lists are renamed without READ_SENSITIVE.',
+  responses: { 200: json(DailySummaryResponse, 'Daily summary') },
+});
+
+function orgOf(c: Context<AppEnv>): OrgMeta {
+  const org = c.get('auth').org;
+  if (!org) throw new ApiError(400, 'org_required', 'This endpoint needs an organisation.');
+  return { id: org.id, name: org.name, timezone: org.timezone, baseCurrency: org.baseCurrency };
+}
+
+function cashPositionBody(cp: CashPosition, hidden: Set<string>, computedAt: string | null) {
+  let redacted = 0;
+  const accounts = cp.accounts.map((a) => {
+    if (!hidden.has(a.id)) return a;
+    redacted++;
+    return { ...a, name: SENSITIVE_ACCOUNT };
+  });
+  return {
+    asOfDate: cp.asOfDate,
+    startingCash: cp.startingCash,
+    source: cp.source,
+    ledgerReconciledTotal: cp.ledgerReconciledTotal,
+    effectiveStartingCash: cp.effectiveStartingCash,
+    adjustment: cp.adjustment,
+    currency: cp.currency,
+    ...(computedAt ? { computedAt } : {}),
+    accounts,
+    redactedItemCount: redacted,
+  };
+}
+
+/** Parses `weeks` (1-13, default 13) and `scenarioId` (decisions.md: forecast); a malformed one is a 400 naming it. */
+export function parseForecastQuery(q: { scenarioId?: string | undefined; weeks?: string | undefined }): { scenarioId?: string; weeks: number } {
+  let weeks = FORECAST_MAX_WEEKS;
+  if (q.weeks !== undefined) {
+    const v = q.weeks.trim();
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > FORECAST_MAX_WEEKS) {
+      throw badRequest('weeks', `must be a whole number from 1 to ${FORECAST_MAX_WEEKS}`);
+    }
+    weeks = Number(v);
+  }
+  if (q.scenarioId === undefined) return { weeks };
+  const id = q.scenarioId.trim();
+  if (id === '' || id.length > 100) throw badRequest('scenarioId', 'must be a scenario id (1-100 characters)');
+  return { scenarioId: id, weeks };
+}
+
+/**
+ * The stored payload as a ForecastResponse: the first `n` weeks (endingCash,
+ * minClosingCash and the totals over them), and sensitive accounts' names
+ * rewritten in each week's categories, counted per (week, account) pair.
+ */
+export function shapeForecast(p: ForecastPayload, n: number, hidden: Set<string>) {
+  let redacted = 0;
+  const weeks: ForecastWeek[] = p.weeks.slice(0, n).map((w) => {
+    if (!w.categories || hidden.size === 0) return w;
+    const accounts: NonNullable<ForecastWeek['categories']>['accounts'] = {};
+    for (const [id, entry] of Object.entries(w.categories.accounts)) {
+      if (hidden.has(id)) {
+        redacted++;
+        accounts[id] = { ...entry, name: SENSITIVE_ACCOUNT };
+      } else accounts[id] = entry;
+    }
+    return { ...w, categories: { accounts } };
+  });
+  let totalIn: Dec = new D(0);
+  let totalOut: Dec = new D(0);
+  let min: Dec | null = null;
+  let minIndex = 0;
+  weeks.forEach((w, k) => {
+    totalIn = totalIn.plus(dec(w.inflow));
+    totalOut = totalOut.plus(dec(w.outflow));
+    const c = dec(w.closing);
+    if (min === null || c.lt(min)) {
+      min = c;
+      minIndex = k;
+    }
+  });
+  const last = weeks[weeks.length - 1];
+  return {
+    scenarioId: p.scenarioId,
+    scenarioName: p.scenarioName,
+    scenarioKind: p.scenarioKind,
+    engineVersion: p.engineVersion,
+    computedAt: p.computedAt,
+    asOfDate: p.asOfDate,
+    currency: p.currency,
+    weeks,
+    startingCash: p.startingCash,
+    endingCash: last ? last.closing : p.startingCash,
+    minClosingCash: min === null ? p.startingCash : canonical(min),
+    minClosingCashWeekIndex: minIndex,
+    totalInflow: canonical(totalIn),
+    totalOutflow: canonical(totalOut),
+    redactedItemCount: redacted,
+    notesForAgent: p.notesForAgent ?? [],
+  };
+}
+
+export function registerForecast(app: ApiApp): void {
+  app.openapi(cashPositionRoute, async (c) => {
+    const { orgId, gate } = listCaller(c);
+    const db = c.get('deps').store.db;
+    const [snap, hidden] = await Promise.all([latestCashPosition(db, orgId), gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>())]);
+    if (snap) {
+      const body = cashPositionBody(snap.cashPosition, hidden, snap.computedAt);
+      return c.json(withAlerts(c, { ...body, notesForAgent: snap.notesForAgent }), 200);
+    }
+    const org = orgOf(c);
+    const cp = await liveCashPosition(db, org, dateIn(org.timezone, c.get('deps').clock.now()));
+    return c.json(withAlerts(c, cashPositionBody(cp, hidden, null)), 200);
+  });
+
+  app.openapi(forecastRoute, async (c) => {
+    const { orgId, gate } = listCaller(c);
+    const q = parseForecastQuery(c.req.valid('query'));
+    const db = c.get('deps').store.db;
+    const [snap, hidden] = await Promise.all([
+      latestSnapshot(db, orgId, q.scenarioId),
+      gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>()),
+    ]);
+    if (!snap) {
+      if (q.scenarioId !== undefined && !(await scenarioExists(db, orgId, q.scenarioId))) {
+        throw new ApiError(404, 'not_found', `No scenario ${q.scenarioId} in this organisation.`, { parameter: 'scenarioId' });
+      }
+      throw new ApiError(404, 'not_found', 'No forecast has been computed for this organisation yet (cashline-server recompute computes it).');
+    }
+    return c.json(withAlerts(c, shapeForecast(snap.payload, q.weeks, hidden)), 200);
+  });
+
+  app.openapi(dailySummaryRoute, async (c) => {
+    const { orgId, gate } = listCaller(c);
+    const org = orgOf(c);
+    const db = c.get('deps').store.db;
+    const now = c.get('deps').clock.now();
+    const asOf = dateIn(org.timezone, now);
+    const [cp, events, anomalies, open, bankAccounts, snap] = await Promise.all([
+      liveCashPosition(db, org, asOf),
+      loadCashEvents(db, orgId, addDays(asOf, -6), asOf),
+      countPendingAnomalies(db, orgId, asOf, { factor: ANOMALY_FACTOR, historyDays: ANOMALY_HISTORY_DAYS, minHistory: ANOMALY_MIN_HISTORY }),
+      loadOpenReceivables(db, orgId),
+      countBankAccounts(db, orgId),
+      latestOutlook(db, orgId),
+    ]);
+    const l7 = last7d(events, asOf);
+    let redacted = 0;
+    const rename = (list: typeof l7.topInflows) =>
+      list.map((e) => {
+        const hide = gate && e.contactSensitive;
+        if (hide) redacted++;
+        return { contactName: hide ? SENSITIVE_CONTACT : e.contactName, amount: e.amount, date: e.date };
+      });
+    const topInflows = rename(l7.topInflows);
+    const topOutflows = rename(l7.topOutflows);
+    const ar = arAgeing(open, asOf);
+    const f13 = snap ? forecast13w(snap) : null;
+    const body = {
+      orgName: org.name,
+      generatedAt: now.toISOString(),
+      asOfDate: asOf,
+      cashToday: { amount: cp.effectiveStartingCash, currency: cp.currency, source: cp.source },
+      bankAccounts,
+      last7d: { inflow: l7.inflow, outflow: l7.outflow, net: l7.net, topInflows, topOutflows },
+      ar,
+      forecast13w: f13 ?? { endingCash: null, lowestClosingCash: null, lowestWeekStart: null, breakEvenDate: null },
+      anomalies: { pending: anomalies },
+      narrative: narrative({ currency: cp.currency, cashToday: cp.effectiveStartingCash, bankAccounts, last7d: l7, ar, forecast13w: f13 }),
+      notesForAgent: snap?.notesForAgent ?? [],
+      redactedItemCount: redacted,
+    };
+    return c.json(withAlerts(c, body), 200);
+  });
+}

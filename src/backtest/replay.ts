@@ -1,0 +1,163 @@
+/**
+ * Replaying a ledger at a past cut-off (docs/forecast.md#backtest): what was
+ * known on the morning of day C - invoices and bills issued before C, the
+ * payments and credit allocations dated before C (so an invoice paid later
+ * was open then, with what was still due), bank transactions before C, bank
+ * balances at the start of C rebuilt from today's book balances minus every
+ * movement dated C or later - and what actually happened from C on.
+ *
+ * Known limits: documents voided or deleted later are left out at every
+ * cut-off (the ledger keeps no date for that change); draft and submitted
+ * documents keep today's status; an order now BILLED is AUTHORISED at C
+ * unless a bill before C matches it.
+ */
+import { canonical, D, dec, type Dec } from '../domain/money.js';
+import { fromDay, mondayOf, toDay } from '../domain/forecast/days.js';
+import { WEEKS } from '../domain/forecast/engine.js';
+import type { ForecastInput, LedgerItem } from '../domain/forecast/types.js';
+import type { RawLedger } from '../store/queries/forecast.js';
+
+interface Movement {
+  day: number;
+  amount: Dec;
+  bankAccountId: string | null;
+  /** Counted in receipts/payments (false for transfers between own accounts). */
+  flow: boolean;
+}
+
+export interface ReplayIndex {
+  raw: RawLedger;
+  paymentsByItem: Map<string, { day: number; amount: Dec }[]>;
+  allocationsByItem: Map<string, { day: number; amount: Dec }[]>;
+  movements: Movement[];
+  /** The last day any money moved. */
+  lastDay: number;
+}
+
+export function indexLedger(raw: RawLedger): ReplayIndex {
+  const paymentsByItem = new Map<string, { day: number; amount: Dec }[]>();
+  const movements: Movement[] = [];
+  let lastDay = -Infinity;
+  for (const p of raw.payments) {
+    const day = toDay(p.date);
+    const amount = dec(p.amount);
+    const list = paymentsByItem.get(p.itemId);
+    const e = { day, amount: amount.abs() };
+    if (list) list.push(e);
+    else paymentsByItem.set(p.itemId, [e]);
+    movements.push({ day, amount, bankAccountId: p.bankAccountId, flow: true });
+    lastDay = Math.max(lastDay, day);
+  }
+  const allocationsByItem = new Map<string, { day: number; amount: Dec }[]>();
+  for (const a of raw.allocations) {
+    if (!a.date) continue;
+    const e = { day: toDay(a.date), amount: dec(a.amount).abs() };
+    const list = allocationsByItem.get(a.invoiceId);
+    if (list) list.push(e);
+    else allocationsByItem.set(a.invoiceId, [e]);
+  }
+  for (const t of raw.bankTxns) {
+    const day = toDay(t.date);
+    movements.push({ day, amount: dec(t.amount), bankAccountId: t.bankAccountId, flow: !t.transfer });
+    lastDay = Math.max(lastDay, day);
+  }
+  movements.sort((a, b) => a.day - b.day);
+  return { raw, paymentsByItem, allocationsByItem, movements, lastDay };
+}
+
+/** The engine's input as known on the morning of `cutoff`. */
+export function inputAt(ix: ReplayIndex, cutoff: string): ForecastInput {
+  const C = toDay(cutoff);
+  const raw = ix.raw;
+  const items: LedgerItem[] = [];
+  for (const it of raw.items) {
+    if (it.status === 'VOIDED' || it.status === 'DELETED') continue;
+    const issued = it.issueDate ?? it.dueDate;
+    if (!issued || toDay(issued) >= C) continue;
+    if (it.status === 'DRAFT' || it.status === 'SUBMITTED') {
+      items.push(it);
+      continue;
+    }
+    const total = dec(it.total);
+    let paid = new D(0);
+    let lastPaid = -Infinity;
+    let anyRecord = false;
+    for (const list of [ix.paymentsByItem.get(it.id), ix.allocationsByItem.get(it.id)]) {
+      for (const p of list ?? []) {
+        anyRecord = true;
+        if (p.day >= C) continue;
+        paid = paid.plus(p.amount);
+        lastPaid = Math.max(lastPaid, p.day);
+      }
+    }
+    if (!anyRecord && it.status === 'PAID' && it.paidDate) {
+      // Settled without a payment or allocation on record (written off, offset): its paid date is all we know.
+      if (toDay(it.paidDate) < C) items.push({ ...it, amountDue: '0' });
+      else items.push({ ...it, status: 'AUTHORISED', paidDate: null, amountDue: it.total });
+      continue;
+    }
+    const due = total.minus(paid);
+    if (due.lte(0.005) && lastPaid > -Infinity) items.push({ ...it, status: 'PAID', paidDate: fromDay(lastPaid), amountDue: '0' });
+    else if (due.lte(0.005)) items.push({ ...it, status: 'PAID', paidDate: it.paidDate, amountDue: '0' });
+    else items.push({ ...it, status: 'AUTHORISED', paidDate: null, amountDue: canonical(due) });
+  }
+  const after = new Map<string, Dec>();
+  for (const m of ix.movements) {
+    if (m.day < C || !m.bankAccountId) continue;
+    after.set(m.bankAccountId, (after.get(m.bankAccountId) ?? new D(0)).plus(m.amount));
+  }
+  return {
+    orgId: raw.orgId,
+    asOf: cutoff,
+    currency: raw.currency,
+    bankAccounts: raw.bankAccounts.map((b) => ({
+      id: b.id,
+      name: b.name,
+      currency: b.currency,
+      reconciledBalance: canonical(dec(b.book).minus(after.get(b.id) ?? 0)),
+      statementBalance: null,
+      unreconciledNet: '0',
+    })),
+    override: null,
+    items,
+    bankTxns: raw.bankTxns.filter((t) => !t.transfer && toDay(t.date) < C),
+    purchaseOrders: raw.purchaseOrders
+      .filter((p) => p.issueDate !== null && toDay(p.issueDate) < C && p.status !== 'DELETED')
+      .map((p) => (p.status === 'BILLED' ? { ...p, status: 'AUTHORISED' } : p)),
+    manualItems: [],
+    accounts: raw.accounts,
+  };
+}
+
+export interface ActualWeek {
+  receipts: Dec;
+  payments: Dec;
+  closing: Dec;
+}
+
+/** What actually moved in each forecast week from `cutoff` (week 1 from the cut-off to its Sunday). */
+export function actualsFrom(ix: ReplayIndex, cutoff: string, opening: Dec): ActualWeek[] {
+  const C = toDay(cutoff);
+  const w0 = mondayOf(C);
+  const end = w0 + 7 * WEEKS - 1;
+  const weeks = Array.from({ length: WEEKS }, () => ({ receipts: new D(0), payments: new D(0), all: new D(0) }));
+  for (const m of ix.movements) {
+    if (m.day < C || m.day > end) continue;
+    const w = weeks[Math.floor((m.day - w0) / 7)]!;
+    w.all = w.all.plus(m.amount);
+    if (!m.flow) continue;
+    if (m.amount.gt(0)) w.receipts = w.receipts.plus(m.amount);
+    else w.payments = w.payments.minus(m.amount);
+  }
+  let closing = opening;
+  return weeks.map((w) => {
+    closing = closing.plus(w.all);
+    return { receipts: w.receipts, payments: w.payments, closing };
+  });
+}
+
+/** The horizon's last day for a cut-off. */
+export function horizonEnd(cutoff: string): number {
+  return mondayOf(toDay(cutoff)) + 7 * WEEKS - 1;
+}
+

@@ -1,0 +1,156 @@
+/**
+ * Payment behaviour (docs/forecast.md#when-customers-pay): the distribution of
+ * a payment's delay (days from the due date to the payment) for the whole
+ * organisation and for each customer, and from it the probability that an
+ * open invoice is paid in each forecast week, given that it has not been paid
+ * yet - which is how an overdue invoice's lateness so far changes where it
+ * lands.
+ *
+ * - Organisation: a Kaplan-Meier estimate over the invoices due in the last
+ *   two years (paid ones are events at their delay; open ones are censored at
+ *   how overdue they are now), mixed with a small broad "late tail" (5%,
+ *   exponential with a 45-day mean) so that an invoice later than anything
+ *   seen still has a chance. What Kaplan-Meier leaves unpaid at the end of
+ *   the grid is the "never paid" mass (at least 2%).
+ * - Customer: the customer's own last 12 paid delays (each smoothed over +/-2
+ *   days) plus PRIOR_WEIGHT pseudo-invoices drawn from the organisation's
+ *   distribution: with many invoices the customer's habit dominates, with
+ *   none it is the organisation's.
+ */
+export const DMIN = -60;
+export const DMAX = 365;
+export const DN = DMAX - DMIN + 1;
+/** Weight (in invoices) of the organisation's distribution in a customer's. */
+export const PRIOR_WEIGHT = 2;
+/** How many paid invoices make a customer's own median delay count (baselines, predicted orders). */
+export const MIN_OWN_HISTORY = 3;
+const TAIL_WEIGHT = 0.05;
+const TAIL_MEAN = 45;
+const MIN_NEVER = 0.02;
+const KERNEL = [1 / 9, 2 / 9, 3 / 9, 2 / 9, 1 / 9];
+
+export interface DelayDist {
+  /** Probability of each delay DMIN..DMAX (index d - DMIN). Sums to 1 - never. */
+  pmf: Float64Array;
+  /** cdf[i] = pmf[0] + ... + pmf[i]. */
+  cdf: Float64Array;
+  /** Probability of never paying (or later than DMAX). */
+  never: number;
+}
+
+const clampDelay = (d: number) => (d < DMIN ? DMIN : d > DMAX ? DMAX : d);
+
+function finish(pmf: Float64Array, never: number): DelayDist {
+  const cdf = new Float64Array(DN);
+  let c = 0;
+  for (let i = 0; i < DN; i++) {
+    c += pmf[i]!;
+    cdf[i] = c;
+  }
+  return { pmf, cdf, never };
+}
+
+/** Used when the organisation has fewer than 5 paid invoices: mostly on time, a late tail. */
+function defaultPmf(): Float64Array {
+  const pmf = new Float64Array(DN);
+  for (let k = 0; k < KERNEL.length; k++) pmf[-2 + k - DMIN] = 0.75 * KERNEL[k]!;
+  for (let d = 1; d <= 60; d++) pmf[d - DMIN]! += 0.2 / 60;
+  return pmf; // never: 0.05
+}
+
+/**
+ * The organisation's delay distribution. `paid`: delays of paid invoices;
+ * `open`: for each open invoice already due, how many days overdue it is
+ * (it is known not to have been paid at a smaller delay).
+ */
+export function orgDelayDist(paid: readonly number[], open: readonly number[]): DelayDist {
+  if (paid.length < 5) return finish(defaultPmf(), 0.05);
+  const events = new Float64Array(DN);
+  const censored = new Float64Array(DN);
+  for (const d of paid) events[clampDelay(Math.round(d)) - DMIN]! += 1;
+  // An open invoice overdue by c days has delay >= c: censored "after c - 1".
+  for (const c of open) {
+    const at = Math.round(c) - 1;
+    if (at >= DMIN) censored[Math.min(at, DMAX) - DMIN]! += 1;
+  }
+  let atRisk = paid.length + open.filter((c) => Math.round(c) - 1 >= DMIN).length;
+  const km = new Float64Array(DN);
+  let surv = 1;
+  for (let i = 0; i < DN; i++) {
+    const e = events[i]!;
+    if (atRisk > 0 && e > 0) {
+      const next = surv * (1 - e / atRisk);
+      km[i] = surv - next;
+      surv = next;
+    }
+    atRisk -= e + censored[i]!;
+  }
+  const never = Math.max(MIN_NEVER, surv);
+  // Rescale so that the Kaplan-Meier part sums to 1 - never, then add the tail.
+  const kmMass = 1 - surv;
+  const pmf = new Float64Array(DN);
+  const body = (1 - TAIL_WEIGHT) * (1 - never);
+  for (let i = 0; i < DN; i++) pmf[i] = kmMass > 0 ? (km[i]! / kmMass) * body : 0;
+  const tailMass = TAIL_WEIGHT * (1 - never);
+  let tailNorm = 0;
+  for (let d = 0; d <= DMAX; d++) tailNorm += Math.exp(-d / TAIL_MEAN);
+  for (let d = 0; d <= DMAX; d++) pmf[d - DMIN]! += (tailMass * Math.exp(-d / TAIL_MEAN)) / tailNorm;
+  return finish(pmf, never);
+}
+
+/** A customer's distribution: own paid delays (the last 12) plus PRIOR_WEIGHT of the organisation's. */
+export function customerDelayDist(org: DelayDist, delays: readonly number[]): DelayDist {
+  if (delays.length === 0) return org;
+  const own = delays.slice(-12);
+  const n = own.length;
+  const total = n + PRIOR_WEIGHT;
+  const pmf = new Float64Array(DN);
+  const w = PRIOR_WEIGHT / total;
+  for (let i = 0; i < DN; i++) pmf[i] = org.pmf[i]! * w;
+  for (const d0 of own) {
+    const d = Math.round(d0);
+    for (let k = 0; k < KERNEL.length; k++) {
+      const at = clampDelay(d - 2 + k);
+      pmf[at - DMIN]! += KERNEL[k]! / total;
+    }
+  }
+  return finish(pmf, org.never * w);
+}
+
+/**
+ * Probability that an open item due on day `due` is paid on each day from
+ * `from` to `to` (inclusive), given it has not been paid before `asOf`;
+ * `shift` days are added to every delay (scenarios). Returns the probability
+ * of each of the ranges [starts[k], ends[k]] (clipped to >= asOf).
+ */
+export function paymentProbabilities(
+  dist: DelayDist,
+  due: number,
+  asOf: number,
+  shift: number,
+  starts: readonly number[],
+  ends: readonly number[],
+): Float64Array {
+  const out = new Float64Array(starts.length);
+  // delay' = delay + shift; paid on due + delay'. Not paid before asOf: delay >= asOf - due - shift.
+  const a = asOf - due - shift;
+  const cdfAt = (d: number) => (d < DMIN ? 0 : dist.cdf[(d > DMAX ? DMAX : d) - DMIN]!);
+  // Probability of not having paid before asOf: the pmf from delay a on, plus never.
+  const remaining = 1 - cdfAt(a - 1);
+  if (a > DMAX || remaining <= 1e-12) return out;
+  for (let k = 0; k < starts.length; k++) {
+    const lo = Math.max(starts[k]!, asOf) - due - shift;
+    const hi = ends[k]! - due - shift;
+    if (hi < lo || hi < a) continue;
+    const mass = cdfAt(Math.min(hi, DMAX)) - cdfAt(Math.max(lo, a) - 1);
+    if (mass > 0) out[k] = mass / remaining;
+  }
+  return out;
+}
+
+/** Median of numbers (the lower middle for even counts: a whole day for whole-day inputs). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((x, y) => x - y);
+  return s[(s.length - 1) >> 1]!;
+}

@@ -1,0 +1,198 @@
+/**
+ * The daily summary's pieces (spec 2.8 DailySummaryResponse; decisions.md:
+ * last7d {inflow, outflow, net, topInflows, topOutflows}, ar {current,
+ * days30, days60, days90plus, total} each {count, amount}, forecast13w
+ * {endingCash, lowestClosingCash, lowestWeekStart, breakEvenDate}), as pure
+ * functions; the route adds names' redaction and the envelope.
+ */
+import { canonical, D, dec, type Dec } from '../money.js';
+import { addDays, daysBetween } from '../calendar.js';
+import type { ForecastPayload } from './types.js';
+
+export interface MoneyEvent {
+  id: string;
+  /** The day the money moved. */
+  date: string;
+  /** Signed: positive in, negative out. */
+  amount: string;
+  contactId: string | null;
+  contactName: string | null;
+  contactSensitive: boolean;
+}
+
+/** A top inflow or outflow, before the route renames sensitive contacts. */
+export interface TopEvent {
+  contactName: string;
+  contactSensitive: boolean;
+  amount: string;
+  /** ISO instant: midnight UTC of the day the money moved. */
+  date: string;
+}
+
+export interface Last7d {
+  inflow: string;
+  outflow: string;
+  net: string;
+  topInflows: TopEvent[];
+  topOutflows: TopEvent[];
+}
+
+export const TOP_EVENTS = 5;
+/** The name given to money moved without a contact (bank fees, interest...). */
+export const NO_CONTACT = 'No contact';
+
+/**
+ * The 7 days ending on `asOf` (inclusive): total in, total out, net, and the
+ * 5 largest inflows and outflows by amount (ties: the later day first, then
+ * the id), dated by the day the money moved.
+ */
+export function last7d(events: readonly MoneyEvent[], asOf: string): Last7d {
+  const from = addDays(asOf, -6);
+  let inflow = new D(0);
+  let outflow = new D(0);
+  const ins: { e: MoneyEvent; a: Dec }[] = [];
+  const outs: { e: MoneyEvent; a: Dec }[] = [];
+  for (const e of events) {
+    if (e.date < from || e.date > asOf) continue;
+    const a = dec(e.amount);
+    if (a.gt(0)) {
+      inflow = inflow.plus(a);
+      ins.push({ e, a });
+    } else if (a.lt(0)) {
+      outflow = outflow.minus(a);
+      outs.push({ e, a: a.neg() });
+    }
+  }
+  const top = (list: { e: MoneyEvent; a: Dec }[]): TopEvent[] =>
+    list
+      .sort((x, y) => y.a.comparedTo(x.a) || (x.e.date < y.e.date ? 1 : x.e.date > y.e.date ? -1 : x.e.id < y.e.id ? -1 : x.e.id > y.e.id ? 1 : 0))
+      .slice(0, TOP_EVENTS)
+      .map(({ e, a }) => ({
+        contactName: e.contactName ?? NO_CONTACT,
+        contactSensitive: e.contactSensitive,
+        amount: canonical(a),
+        date: `${e.date}T00:00:00.000Z`,
+      }));
+  return { inflow: canonical(inflow), outflow: canonical(outflow), net: canonical(inflow.minus(outflow)), topInflows: top(ins), topOutflows: top(outs) };
+}
+
+export interface Bucket {
+  count: number;
+  amount: string;
+}
+
+export interface ArAgeing {
+  current: Bucket;
+  days30: Bucket;
+  days60: Bucket;
+  days90plus: Bucket;
+  total: Bucket;
+}
+
+/**
+ * Receivables ageing by days past the due date (the issue date when there is
+ * no due date), each label the lower bound of its band: current = less than
+ * 30 days overdue (including not yet due), days30 = 30-59, days60 = 60-89,
+ * days90plus = 90 or more. Open AUTHORISED invoices with something due.
+ */
+export function arAgeing(open: readonly { dueDate: string | null; issueDate: string | null; amountDue: string }[], asOf: string): ArAgeing {
+  const acc = { current: [0, new D(0)], days30: [0, new D(0)], days60: [0, new D(0)], days90plus: [0, new D(0)] } as Record<
+    'current' | 'days30' | 'days60' | 'days90plus',
+    [number, Dec]
+  >;
+  let n = 0;
+  let total = new D(0);
+  for (const r of open) {
+    const a = dec(r.amountDue);
+    if (a.lte(0)) continue;
+    const ref = r.dueDate ?? r.issueDate ?? asOf;
+    const late = daysBetween(ref, asOf);
+    const band = late >= 90 ? 'days90plus' : late >= 60 ? 'days60' : late >= 30 ? 'days30' : 'current';
+    acc[band][0] += 1;
+    acc[band][1] = acc[band][1].plus(a);
+    n++;
+    total = total.plus(a);
+  }
+  const b = (x: [number, Dec]): Bucket => ({ count: x[0], amount: canonical(x[1]) });
+  return { current: b(acc.current), days30: b(acc.days30), days60: b(acc.days60), days90plus: b(acc.days90plus), total: { count: n, amount: canonical(total) } };
+}
+
+export interface Forecast13w {
+  endingCash: string;
+  lowestClosingCash: string;
+  lowestWeekStart: string;
+  /**
+   * The end of the first week from which the cumulative net cash flow
+   * (closing minus starting cash) stays at or above zero through week 13;
+   * week 1's end when it never dips below zero; null when it is still below
+   * zero at week 13.
+   */
+  breakEvenDate: string | null;
+}
+
+export function forecast13w(p: Pick<ForecastPayload, 'weeks' | 'startingCash' | 'endingCash'>): Forecast13w {
+  const start = dec(p.startingCash);
+  let lowest: Dec | null = null;
+  let lowestWeek = p.weeks[0]?.weekStart ?? '';
+  for (const w of p.weeks) {
+    const c = dec(w.closing);
+    if (lowest === null || c.lt(lowest)) {
+      lowest = c;
+      lowestWeek = w.weekStart;
+    }
+  }
+  let breakEven: string | null = null;
+  for (let k = p.weeks.length - 1; k >= 0; k--) {
+    if (dec(p.weeks[k]!.closing).minus(start).lt(0)) break;
+    breakEven = p.weeks[k]!.weekEnd;
+  }
+  return {
+    endingCash: p.endingCash,
+    lowestClosingCash: canonical(lowest ?? start),
+    lowestWeekStart: lowestWeek,
+    breakEvenDate: breakEven,
+  };
+}
+
+/** A movement this many times the usual size of its direction is unusual. */
+export const ANOMALY_FACTOR = 3;
+/** Days of history the usual size is learnt from (before the 7-day window). */
+export const ANOMALY_HISTORY_DAYS = 90;
+/** Movements the history needs before anything can be called unusual. */
+export const ANOMALY_MIN_HISTORY = 10;
+
+/**
+ * Pending anomalies (decisions.md daily summary `anomalies {pending}`;
+ * docs/forecast.md#daily-summary): movements of the 7 days ending on `asOf`
+ * larger than ANOMALY_FACTOR times the 90th percentile of the same
+ * direction's movements (in or out) in the ANOMALY_HISTORY_DAYS before that
+ * window. "Pending" because they are recent enough to still need a look; an
+ * older movement is no longer counted. Nothing is unusual without
+ * ANOMALY_MIN_HISTORY movements of that direction to compare with.
+ */
+export function pendingAnomalies(events: readonly MoneyEvent[], asOf: string): number {
+  const from = addDays(asOf, -6);
+  const histFrom = addDays(from, -ANOMALY_HISTORY_DAYS);
+  const hist: { in: Dec[]; out: Dec[] } = { in: [], out: [] };
+  const recent: Dec[] = [];
+  for (const e of events) {
+    if (e.date > asOf || e.date < histFrom) continue;
+    const a = dec(e.amount);
+    if (a.isZero()) continue;
+    if (e.date >= from) recent.push(a);
+    else (a.gt(0) ? hist.in : hist.out).push(a.abs());
+  }
+  const p90 = (list: Dec[]): Dec | null => {
+    if (list.length < ANOMALY_MIN_HISTORY) return null;
+    const s = [...list].sort((x, y) => x.comparedTo(y));
+    // percentile_disc(0.9): the first value whose cumulative share reaches 90% (the SQL count uses the same).
+    return s[Math.max(0, Math.ceil((9 * s.length) / 10) - 1)]!;
+  };
+  const limit = { in: p90(hist.in), out: p90(hist.out) };
+  let n = 0;
+  for (const a of recent) {
+    const l = a.gt(0) ? limit.in : limit.out;
+    if (l !== null && a.abs().gt(l.times(ANOMALY_FACTOR))) n++;
+  }
+  return n;
+}

@@ -1,0 +1,901 @@
+/**
+ * The 13-week cash forecast engine (pure; docs/forecast.md). `prepareForecast`
+ * learns the organisation's behaviour once (payment delays, terms, cadences,
+ * repeat purchases, purchase-order matches); `projectForecast` places every
+ * expected movement of one scenario into the weeks and adds them up exactly.
+ */
+import { D, canonical, dec, type Dec } from '../money.js';
+import {
+  customerDelayDist,
+  median,
+  MIN_OWN_HISTORY,
+  orgDelayDist,
+  paymentProbabilities,
+  type DelayDist,
+} from './behaviour.js';
+import { Acc, amountOf, isPositive, roundToCents, scale, splitByWeights, toDec, type Amount } from './cents.js';
+import { fromDay, mondayOf, monthIndex, monthKey, monthOf, toDay } from './days.js';
+import { cashPosition } from './opening.js';
+import { matchPurchaseOrders, type SuppressedReason } from './purchase-orders.js';
+import { detectCadence, isActive, nextOccurrences } from './recurring.js';
+import { gapModel, renewalDensity } from './renewal.js';
+import type {
+  CashPosition,
+  CategoryEntry,
+  ForecastInput,
+  ForecastPayload,
+  ForecastWeek,
+  LedgerItem,
+  ManualItem,
+  Scenario,
+  ScenarioAdjustments,
+} from './types.js';
+import { buildNotes } from '../insights/engine.js';
+
+/** Snapshots of engine version 1 had no guaranteedInflow/forecastInflow split. */
+export const ENGINE_VERSION = 2;
+export const WEEKS = 13;
+
+/** Probability that a draft or submitted invoice is issued and paid (pipeline). */
+export const PIPELINE_PROBABILITY = { DRAFT: '0.5', SUBMITTED: '0.8' } as const;
+/** History window of the behaviour models (days). */
+const LOOKBACK = 730;
+/** Window of the run-rates of business no series models (days). */
+const RUN_RATE_WINDOW = 182;
+/** Events a run-rate needs in its window. */
+const RUN_RATE_MIN_EVENTS = 5;
+/** A series without a calendar cadence is projected by its renewal model when it had this many events in the last 180 days. */
+const FREQUENT_EVENTS = 6;
+/** Default supplier terms when a supplier has no bill history (days). */
+const DEFAULT_AP_TERMS = 30;
+
+// ---------------------------------------------------------------------------
+// Parsed inputs
+// ---------------------------------------------------------------------------
+
+export interface PItem {
+  src: LedgerItem;
+  ar: boolean;
+  issue: number | null;
+  due: number | null;
+  paid: number | null;
+  /** The total as a float: for statistics only, never for money. */
+  totalF: number;
+  /** Exact amounts, parsed on first use (most of history never needs them). */
+  total$?: Amount;
+  due$?: Amount;
+}
+
+interface OrderEv {
+  day: number;
+  value: number;
+  accountId: string | null;
+}
+
+/** Expected values per day (index u: day base + u) of a statistical series, with the lag from event to cash. */
+interface DailyPrediction {
+  id: string;
+  inflow: boolean;
+  base: number;
+  /** Expected money (in currency units, a float estimate) of events on day base + u. */
+  values: Float64Array;
+  /** Days from the event to the cash moving (terms + usual delay). */
+  lag: number;
+  /** When set, the event's money is shared equally over these lags instead (terms + quantiles of the payment delay). */
+  lags?: number[];
+  /** Whether the customers' payment-delay shift of a scenario applies. */
+  customer: boolean;
+  accountId: string | null;
+}
+
+interface PointPrediction {
+  id: string;
+  inflow: boolean;
+  day: number;
+  amount: Amount;
+  accountId: string | null;
+  statistical: boolean;
+}
+
+export interface PreparedForecast {
+  input: ForecastInput;
+  asOf: number;
+  starts: number[];
+  ends: number[];
+  end: number;
+  items: PItem[];
+  /** The AUTHORISED, DRAFT and SUBMITTED invoices and bills: what projection places. */
+  openItems: PItem[];
+  orgDelay: DelayDist;
+  customerDelays: Map<string, number[]>;
+  distCache: Map<string, DelayDist>;
+  arTerms: Map<string, number>;
+  orgArTerms: number;
+  orgArDelayMedian: number;
+  apTerms: Map<string, number>;
+  orgApTerms: number;
+  orgBillDelay: number;
+  poReasons: Map<string, SuppressedReason | null>;
+  daily: DailyPrediction[];
+  points: PointPrediction[];
+  /** Seasonal index per calendar month (1 = average); all 1 without two years of history. */
+  season: number[];
+  cash: CashPosition;
+  /** Facts the insight engine reads. */
+  facts: Facts;
+}
+
+export interface Facts {
+  /** Invoiced (AR, base currency) per month 'YYYY-MM', complete months and the current one. */
+  monthlyRevenue: Map<string, number>;
+  seasonalityMonths: number;
+  openReceivables: { id: string; contactId: string | null; amountDue: number; due: number }[];
+  pipelineTotal: number;
+  /** Receipts (AR payments) in the 28 days before today, from paid dates. */
+  receiptsLast28: number;
+}
+
+const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const toF = (a: Amount) => a.cents / 100 + (a.extra ? a.extra.toNumber() : 0);
+
+function parseItem(i: LedgerItem): PItem {
+  return {
+    src: i,
+    ar: i.kind === 'AR',
+    issue: i.issueDate ? toDay(i.issueDate) : null,
+    due: i.dueDate ? toDay(i.dueDate) : null,
+    paid: i.paidDate ? toDay(i.paidDate) : null,
+    totalF: parseFloat(i.total) || 0,
+  };
+}
+
+/** The item's exact total. */
+export function totalOf(it: PItem): Amount {
+  return (it.total$ ??= amountOf(it.src.total));
+}
+
+/** The item's exact amount due. */
+export function dueOf(it: PItem): Amount {
+  return (it.due$ ??= amountOf(it.src.amountDue));
+}
+
+
+// ---------------------------------------------------------------------------
+// prepare
+// ---------------------------------------------------------------------------
+
+export function prepareForecast(input: ForecastInput): PreparedForecast {
+  const asOf = toDay(input.asOf);
+  const w0 = mondayOf(asOf);
+  const starts = Array.from({ length: WEEKS }, (_, k) => w0 + 7 * k);
+  const ends = starts.map((s) => s + 6);
+  const end = ends[WEEKS - 1]!;
+  const items = input.items.map(parseItem);
+  const openItems: PItem[] = [];
+
+  // --- one pass over the ledger: delays, terms, orders, bills, monthly sales, facts
+  // (lists hold the items themselves: no object per item beyond the parsed one)
+  const paidDelays: number[] = [];
+  const openOverdue: number[] = [];
+  const customerPaid = new Map<string, PItem[]>();
+  const arTermsList = new Map<string, PItem[]>();
+  const apTermsList = new Map<string, PItem[]>();
+  const billDelays: number[] = [];
+  const orgArTermsAll: number[] = [];
+  const orgApTermsAll: number[] = [];
+  const orders = new Map<string, PItem[]>();
+  const billEvents = new Map<string, PItem[]>();
+  const monthly = new Map<number, number>();
+  const openReceivables: Facts['openReceivables'] = [];
+  let pipelineTotal = 0;
+  let receiptsLast28 = 0;
+  const add = (m: Map<string, PItem[]>, k: string, v: PItem) => {
+    const list = m.get(k);
+    if (list) list.push(v);
+    else m.set(k, [v]);
+  };
+  for (const it of items) {
+    const st = it.src.status;
+    if (st === 'VOIDED' || st === 'DELETED') continue;
+    const open = st === 'AUTHORISED' || st === 'DRAFT' || st === 'SUBMITTED';
+    if (open) openItems.push(it);
+    const contact = it.src.contactId;
+    const due = it.due ?? it.issue;
+    const day = it.issue ?? it.due;
+    if (it.issue !== null && it.due !== null && it.issue <= asOf && (st === 'AUTHORISED' || st === 'PAID')) {
+      if (contact) add(it.ar ? arTermsList : apTermsList, contact, it);
+      if (asOf - it.issue <= LOOKBACK) (it.ar ? orgArTermsAll : orgApTermsAll).push(it.due > it.issue ? it.due - it.issue : 0);
+    }
+    if (it.ar) {
+      if (st === 'PAID' && it.paid !== null && it.paid < asOf) {
+        if (due !== null) {
+          if (asOf - due <= LOOKBACK) paidDelays.push(it.paid - due);
+          if (contact) add(customerPaid, contact, it);
+        }
+        if (asOf - it.paid <= 28) receiptsLast28 += it.totalF;
+      } else if (st === 'AUTHORISED' && isPositive(dueOf(it))) {
+        if (due !== null && due < asOf && asOf - due <= LOOKBACK) openOverdue.push(asOf - due);
+        openReceivables.push({ id: it.src.id, contactId: contact, amountDue: toF(dueOf(it)), due: due ?? asOf });
+      } else if (st === 'DRAFT' || st === 'SUBMITTED') {
+        pipelineTotal += toF(dueOf(it)) || it.totalF;
+      }
+      if (day !== null && day <= asOf) {
+        if (it.issue !== null && (st === 'AUTHORISED' || st === 'PAID')) {
+          const mi = monthIndex(it.issue);
+          monthly.set(mi, (monthly.get(mi) ?? 0) + it.totalF);
+        }
+        if (contact && asOf - day <= 3 * 365) add(orders, contact, it);
+      }
+    } else {
+      if (st === 'PAID' && it.paid !== null && it.paid < asOf && asOf - it.paid <= 365 && due !== null) billDelays.push(it.paid - due);
+      if (contact && day !== null && day <= asOf && asOf - day <= LOOKBACK) add(billEvents, contact, it);
+    }
+  }
+  const orgDelay = orgDelayDist(paidDelays, openOverdue);
+  const customerDelays = new Map<string, number[]>();
+  for (const [c, list] of customerPaid) customerDelays.set(c, list.sort((a, b) => a.paid! - b.paid!).map((it) => it.paid! - (it.due ?? it.issue)!));
+  const lastTerms = (m: Map<string, PItem[]>) => {
+    const out = new Map<string, number>();
+    for (const [k, v] of m) out.set(k, median(v.sort((a, b) => a.issue! - b.issue!).slice(-12).map((it) => Math.max(0, it.due! - it.issue!))));
+    return out;
+  };
+  const arTerms = lastTerms(arTermsList);
+  const apTerms = lastTerms(apTermsList);
+  const orgArTerms = orgArTermsAll.length ? median(orgArTermsAll) : 30;
+  const orgApTerms = orgApTermsAll.length ? median(orgApTermsAll) : DEFAULT_AP_TERMS;
+  const orgBillDelay = billDelays.length >= 5 ? Math.max(0, median(billDelays)) : 0;
+  const orgArDelayMedian = paidDelays.length >= 5 ? median(paidDelays) : 0;
+
+  // --- purchase orders (only bills naming an order, or of an ordering supplier, can match)
+  const poKeys = new Set<string>();
+  const poContacts = new Set<string>();
+  // A bill can match by contact and amount only within [order - 7 days, order + 120 days] (purchase-orders.ts): bills outside every order's window are not candidates.
+  let poFirst = Infinity;
+  let poLast = -Infinity;
+  for (const po of input.purchaseOrders) {
+    if (po.status === 'DELETED') continue;
+    for (const k of [po.number, po.reference]) if (k && k.trim()) poKeys.add(k.trim().toLowerCase());
+    if (po.contactId) {
+      poContacts.add(po.contactId);
+      const d = toDay(po.issueDate ?? po.deliveryDate ?? po.expectedArrivalDate ?? '1970-01-01');
+      if (d < poFirst) poFirst = d;
+      if (d > poLast) poLast = d;
+    }
+  }
+  const inWindow = (i: LedgerItem) => {
+    const d = toDay(i.issueDate ?? i.dueDate ?? '1970-01-01');
+    return d >= poFirst - 7 && d <= poLast + 120;
+  };
+  const candidateBills = input.purchaseOrders.length
+    ? input.items.filter(
+        (i) =>
+          i.kind === 'AP' &&
+          ((i.contactId !== null && poContacts.has(i.contactId) && inWindow(i)) || (i.reference !== null && poKeys.has(i.reference.trim().toLowerCase()))),
+      )
+    : [];
+  const poReasons = matchPurchaseOrders(input.purchaseOrders, candidateBills);
+
+  // --- monthly sales (insights) and seasonality
+  const monthlyRevenue = new Map<string, number>();
+  for (const mi of [...monthly.keys()].sort((a, b) => a - b)) monthlyRevenue.set(monthKey(mi), monthly.get(mi)!);
+  const seasonalityMonths = [...monthly.keys()].filter((k) => k < monthIndex(asOf)).length;
+
+  const daily: DailyPrediction[] = [];
+  const points: PointPrediction[] = [];
+
+  // --- customers: repeat purchases (renewal model) and the run-rate of the rest
+  const customers = [...orders.keys()].sort(cmpStr);
+  const merged = new Map<string, OrderEv[]>();
+  const orderDay = (it: PItem) => (it.issue ?? it.due)!;
+  for (const c of customers) {
+    const list = orders.get(c)!.sort((a, b) => orderDay(a) - orderDay(b));
+    const out: OrderEv[] = [];
+    for (const it of list) {
+      const last = out[out.length - 1];
+      const day = orderDay(it);
+      if (last && last.day === day) last.value += it.totalF;
+      else out.push({ day, value: it.totalF, accountId: it.src.accountId });
+    }
+    merged.set(c, out);
+  }
+  const churnRate = estimateChurnRate(merged, asOf);
+  const season = seasonalityMonths >= 24 ? orderSeasonality(merged, asOf) : Array<number>(12).fill(1);
+  const orgRecentDelays = paidDelays.length >= 5 ? paidDelays : [0];
+  const unmodelled: number[] = [];
+  let unmodelledAccount: string | null = null;
+  for (const c of customers) {
+    const list = merged.get(c)!;
+    // Orders that no renewal could have predicted (a customer's first and second): the run-rate's share.
+    for (let i = 0; i < Math.min(2, list.length); i++) {
+      if (asOf - list[i]!.day <= RUN_RATE_WINDOW && list[i]!.day < asOf) {
+        unmodelled.push(list[i]!.value / season[monthOf(list[i]!.day)]!);
+        unmodelledAccount ??= list[i]!.accountId;
+      }
+    }
+    if (list.length < 2) continue;
+    const gaps: number[] = [];
+    for (let i = Math.max(1, list.length - 13); i < list.length; i++) gaps.push(list[i]!.day - list[i - 1]!.day);
+    const model = gapModel(gaps);
+    if (!model) continue;
+    const last = list[list.length - 1]!;
+    const base = Math.max(last.day, asOf);
+    const H = end - base;
+    if (H <= 0) continue;
+    const m = renewalDensity(model, base - last.day, H, churnPerGap(churnRate, median(gaps)));
+    const recent = list.slice(-6);
+    let norm = 0;
+    for (const o of recent) norm += o.value / season[monthOf(o.day)]!;
+    const level = norm / recent.length;
+    const values = new Float64Array(H + 1);
+    let any = false;
+    for (let u = 1; u <= H; u++) {
+      if (m[u]! <= 1e-7) continue;
+      values[u] = m[u]! * level * season[monthOf(base + u)]!;
+      any = true;
+    }
+    if (!any) continue;
+    const own = customerDelays.get(c) ?? [];
+    const delays = own.length >= MIN_OWN_HISTORY ? own.slice(-12) : orgRecentDelays;
+    const terms = arTerms.get(c) ?? orgArTerms;
+    const lags = delayQuantiles(delays).map((d) => Math.max(0, terms + d));
+    daily.push({
+      id: `predicted:${c}`,
+      inflow: true,
+      base,
+      values,
+      lag: lags[2]!,
+      lags,
+      customer: true,
+      accountId: last.accountId,
+    });
+  }
+  const newBusiness = runRateTotal(unmodelled);
+  if (newBusiness > 0) {
+    const H = end - asOf;
+    const values = new Float64Array(H + 1);
+    const perDay = newBusiness / RUN_RATE_WINDOW;
+    for (let u = 1; u <= H; u++) values[u] = perDay * season[monthOf(asOf + u)]!;
+    const lags = delayQuantiles(orgRecentDelays).map((d) => Math.max(0, orgArTerms + d));
+    daily.push({
+      id: 'predicted:new-customers',
+      inflow: true,
+      base: asOf,
+      values,
+      lag: lags[2]!,
+      lags,
+      customer: true,
+      accountId: unmodelledAccount,
+    });
+  }
+
+  // --- suppliers' bills and bank transactions: recurring series
+  interface Ev {
+    day: number;
+    /** The exact amount, or the bill it comes from (parsed when needed). */
+    amount: Amount | PItem;
+    accountId: string | null;
+  }
+  const exact = (e: Ev): Amount => ('src' in e.amount ? totalOf(e.amount) : e.amount);
+  const series = new Map<string, { inflow: boolean; lag: number; events: Ev[]; bill: boolean }>();
+  const push = (key: string, inflow: boolean, lag: number, bill: boolean, ev: Ev) => {
+    const s = series.get(key);
+    if (s) s.events.push(ev);
+    else series.set(key, { inflow, lag, events: [ev], bill });
+  };
+  for (const [c, list] of billEvents) {
+    const lag = (apTerms.get(c) ?? orgApTerms) + orgBillDelay;
+    for (const it of list) push(`bill:${c}`, false, lag, true, { day: (it.issue ?? it.due)!, amount: it, accountId: it.src.accountId });
+  }
+  const openPoDays = new Map<string, number>();
+  for (const po of input.purchaseOrders) {
+    if (po.status !== 'AUTHORISED' || poReasons.get(po.id) || !po.contactId) continue;
+    const d = po.expectedArrivalDate ?? po.deliveryDate ?? po.issueDate;
+    if (!d) continue;
+    const day = toDay(d);
+    openPoDays.set(po.contactId, Math.max(openPoDays.get(po.contactId) ?? -Infinity, day));
+  }
+  const billContacts = new Set<string>();
+  for (const t of input.bankTxns) {
+    const day = toDay(t.date);
+    if (day > asOf || asOf - day > LOOKBACK) continue;
+    const a = amountOf(t.amount);
+    const inflow = isPositive(a);
+    const who = t.contactId ?? `ref:${normRef(t.reference)}`;
+    push(`bank:${inflow ? 'in' : 'out'}:${who}:${t.accountId ?? ''}`, inflow, 0, false, {
+      day,
+      amount: inflow ? a : { cents: -a.cents || 0, extra: a.extra ? a.extra.neg() : null },
+      accountId: t.accountId,
+    });
+  }
+  const modelledBills = new Set<string>();
+  const otherBills: number[] = [];
+  let otherBillsAccount: string | null = null;
+  const otherBankIn: number[] = [];
+  const otherBankOut: number[] = [];
+  let otherBankInAccount: string | null = null;
+  let otherBankOutAccount: string | null = null;
+  // Bill series first: a contact whose bills recur is not also projected from its bank transactions.
+  const seriesOrder = [...series.keys()].sort((a, b) => (a.startsWith('bill:') === b.startsWith('bill:') ? cmpStr(a, b) : a.startsWith('bill:') ? -1 : 1));
+  for (const key of seriesOrder) {
+    const s = series.get(key)!;
+    const contact = s.bill ? key.slice(5) : null;
+    if (!s.bill && key.split(':')[2] && billContacts.has(key.split(':')[2]!)) continue;
+    s.events.sort((a, b) => a.day - b.day);
+    const days: number[] = [];
+    const amounts: Ev[] = [];
+    for (const e of s.events) {
+      if (days.length && days[days.length - 1] === e.day) {
+        const prev = amounts[amounts.length - 1]!;
+        amounts[amounts.length - 1] = { ...prev, amount: addAmounts(exact(prev), exact(e)) };
+      } else {
+        days.push(e.day);
+        amounts.push(e);
+      }
+    }
+    const poDay = contact ? openPoDays.get(contact) : undefined;
+    const lastKnown = Math.max(days[days.length - 1]!, poDay ?? -Infinity);
+    const match = detectCadence(days);
+    const lastEv = amounts[amounts.length - 1]!;
+    if (match && isActive(days[days.length - 1]!, asOf, match.period)) {
+      if (contact) billContacts.add(contact);
+      modelledBills.add(key);
+      const recent = amounts
+        .slice(-3)
+        .map((e) => ({ day: e.day, amount: exact(e) }))
+        .sort((a, b) => toDec(a.amount).comparedTo(toDec(b.amount)) || a.day - b.day);
+      const amount = recent[(recent.length - 1) >> 1]!.amount;
+      // Cash moves `lag` days after the event; an event after the last known one (a bill or an open order).
+      const anchor = [...days];
+      if (poDay !== undefined && poDay > anchor[anchor.length - 1]!) anchor.push(poDay);
+      for (const d of nextOccurrences(anchor, match, asOf, end - s.lag)) {
+        points.push({
+          id: `recurring:${key}`,
+          inflow: s.inflow,
+          day: d + s.lag,
+          amount,
+          accountId: lastEv.accountId,
+          statistical: false,
+        });
+      }
+      continue;
+    }
+    const recentEvents = days.filter((d) => asOf - d <= 180).length;
+    if (recentEvents >= FREQUENT_EVENTS) {
+      const gaps: number[] = [];
+      for (let i = Math.max(1, days.length - 13); i < days.length; i++) gaps.push(days[i]! - days[i - 1]!);
+      const model = gapModel(gaps);
+      const med = median(gaps);
+      if (model && asOf - lastKnown <= 3 * Math.max(med, 7)) {
+        if (contact) billContacts.add(contact);
+        modelledBills.add(key);
+        const base = Math.max(lastKnown, asOf);
+        const H = end - base;
+        if (H > 0) {
+          const m = renewalDensity(model, base - lastKnown, H, churnPerGap(SERIES_STOP_RATE, med));
+          const recent = amounts.slice(-6);
+          const level = recent.reduce((a, e) => a + ('src' in e.amount ? e.amount.totalF : toF(e.amount)), 0) / recent.length;
+          const values = new Float64Array(H + 1);
+          for (let u = 1; u <= H; u++) values[u] = m[u]! * level;
+          daily.push({ id: `recurring:${key}`, inflow: s.inflow, base, values, lag: s.lag, customer: false, accountId: lastEv.accountId });
+        }
+        continue;
+      }
+    }
+    // Not modelled: its recent events join the run-rate of the rest.
+    for (const e of amounts) {
+      if (asOf - e.day > RUN_RATE_WINDOW) continue;
+      const v = 'src' in e.amount ? e.amount.totalF : toF(e.amount);
+      if (s.bill) {
+        otherBills.push(v);
+        otherBillsAccount ??= e.accountId;
+      } else if (s.inflow) {
+        otherBankIn.push(v);
+        otherBankInAccount ??= e.accountId;
+      } else {
+        otherBankOut.push(v);
+        otherBankOutAccount ??= e.accountId;
+      }
+    }
+  }
+  const runRate = (id: string, events: number[], inflow: boolean, lag: number, accountId: string | null) => {
+    const total = runRateTotal(events);
+    if (total <= 0) return;
+    const H = end - asOf;
+    const values = new Float64Array(H + 1);
+    for (let u = 1; u <= H; u++) values[u] = total / RUN_RATE_WINDOW;
+    daily.push({ id, inflow, base: asOf, values, lag, customer: false, accountId });
+  };
+  runRate('predicted:other-bills', otherBills, false, orgApTerms + orgBillDelay, otherBillsAccount);
+  runRate('predicted:other-receipts', otherBankIn, true, 0, otherBankInAccount);
+  runRate('predicted:other-spending', otherBankOut, false, 0, otherBankOutAccount);
+
+  return {
+    input,
+    asOf,
+    starts,
+    ends,
+    end,
+    items,
+    openItems,
+    orgDelay,
+    customerDelays,
+    distCache: new Map(),
+    arTerms,
+    orgArTerms,
+    orgArDelayMedian,
+    apTerms,
+    orgApTerms,
+    orgBillDelay,
+    poReasons,
+    daily,
+    points,
+    season,
+    cash: cashPosition({ asOf: input.asOf, currency: input.currency, bankAccounts: input.bankAccounts, override: input.override }),
+    facts: { monthlyRevenue, seasonalityMonths, openReceivables, pipelineTotal, receiptsLast28 },
+  };
+}
+
+/**
+ * What a run-rate counts of the events in its window: nothing below
+ * RUN_RATE_MIN_EVENTS events (one bill is not a rate), and no event above
+ * ten times the window's median (a one-off purchase is not repeated).
+ */
+function runRateTotal(events: readonly number[]): number {
+  if (events.length < RUN_RATE_MIN_EVENTS) return 0;
+  const cap = 10 * median(events);
+  return events.reduce((a, v) => a + Math.min(v, cap), 0);
+}
+
+/** The 10th, 30th, 50th, 70th and 90th percentiles of delays (whole days). */
+function delayQuantiles(delays: readonly number[]): number[] {
+  const sorted = [...delays].sort((a, b) => a - b);
+  const n = sorted.length;
+  return [0.1, 0.3, 0.5, 0.7, 0.9].map((q) => sorted[Math.min(n - 1, Math.floor(q * n))]!);
+}
+
+function addAmounts(a: Amount, b: Amount): Amount {
+  const c = a.cents + b.cents;
+  if (Number.isSafeInteger(c) && !a.extra && !b.extra) return { cents: c, extra: null };
+  return amountOf(toDec(a).plus(toDec(b)));
+}
+
+function normRef(s: string | null): string {
+  return (s ?? '')
+    .toLowerCase()
+    .replace(/[0-9]+/g, '#')
+    .replace(/[^a-z#]+/g, ' ')
+    .trim()
+    .slice(0, 40);
+}
+
+/**
+ * How fast regular customers stop ordering, per day: among customers with at
+ * least three orders, those silent for more than three times their median
+ * gap (and at least 60 days) count as stopped; the rate is stopped / the days
+ * covered by everyone's gaps (bounded to 1%-60% a year). A customer's chance
+ * of stopping after an order is then 1 - exp(-rate x its median gap): small
+ * for weekly buyers, larger for quarterly ones.
+ */
+function estimateChurnRate(orders: Map<string, { day: number }[]>, asOf: number): number {
+  let days = 0;
+  let stopped = 0;
+  for (const list of orders.values()) {
+    if (list.length < 3) continue;
+    const g: number[] = [];
+    for (let i = 1; i < list.length; i++) g.push(list[i]!.day - list[i - 1]!.day);
+    days += list[list.length - 1]!.day - list[0]!.day;
+    const silent = asOf - list[list.length - 1]!.day;
+    if (silent > Math.max(60, 3 * median(g))) stopped++;
+  }
+  const perYear = days > 0 ? (stopped / days) * 365 : 0.2;
+  return Math.min(0.6, Math.max(0.01, perYear)) / 365;
+}
+
+/** Per-event stopping probability of a series with this median gap under a daily stopping rate. */
+function churnPerGap(rate: number, medianGap: number): number {
+  return Math.min(0.3, Math.max(0.001, 1 - Math.exp(-rate * Math.max(1, medianGap))));
+}
+
+/** Series of bills and bank transactions: about 10% a year stop. */
+const SERIES_STOP_RATE = -Math.log(0.9) / 365;
+
+/**
+ * Monthly seasonality of order sizes, from customers with at least three
+ * orders: each order's value over its customer's mean order value, averaged
+ * per calendar month (so a changing customer mix or growth does not pass for
+ * a season), shrunk toward 1 by n / (n + 30) orders and by years / (years + 1)
+ * of history, normalised to mean 1. Used only with 24 complete months.
+ */
+export function orderSeasonality(orders: Map<string, { day: number; value: number }[]>, asOf: number): number[] {
+  const sum = Array<number>(12).fill(0);
+  const n = Array<number>(12).fill(0);
+  let first = asOf;
+  for (const list of orders.values()) {
+    if (list.length < 3) continue;
+    const mean = list.reduce((a, o) => a + o.value, 0) / list.length;
+    if (!(mean > 0)) continue;
+    for (const o of list) {
+      if (o.day >= asOf) continue;
+      first = Math.min(first, o.day);
+      const m = monthOf(o.day);
+      sum[m]! += o.value / mean;
+      n[m]! += 1;
+    }
+  }
+  const years = (asOf - first) / 365;
+  const yearWeight = years / (years + 1);
+  const raw = sum.map((s, m) => {
+    if (n[m] === 0) return 1;
+    const w = (n[m]! / (n[m]! + 30)) * yearWeight;
+    return w * (s / n[m]!) + (1 - w);
+  });
+  const norm = raw.reduce((a, b) => a + b, 0) / 12;
+  return raw.map((x) => x / norm);
+}
+
+// ---------------------------------------------------------------------------
+// project
+// ---------------------------------------------------------------------------
+
+interface WeekAcc {
+  inflow: Acc;
+  statistical: Acc;
+  outflow: Acc;
+  items: Set<string>;
+  overdue: Set<string>;
+  probabilityWeighted: boolean;
+  categories: Map<string, { inflow: Acc; outflow: Acc }>;
+}
+
+function parseFactor(v: string | undefined): Dec {
+  if (v === undefined || v === null) return new D(1);
+  const d = dec(v);
+  if (!d.isFinite() || d.lt(0)) throw new RangeError(`not a scenario factor: ${v}`);
+  return d;
+}
+
+/** Default adjustments of the built-in scenarios (docs/forecast.md#scenarios). */
+export const DEFAULT_SCENARIO_ADJUSTMENTS: Record<'BASE' | 'BEST' | 'WORST', ScenarioAdjustments> = {
+  BASE: {},
+  BEST: { inflowFactor: '1.05', outflowFactor: '0.97', paymentDelayShiftDays: -3 },
+  WORST: { inflowFactor: '0.9', outflowFactor: '1.05', paymentDelayShiftDays: 7 },
+};
+
+export function projectForecast(p: PreparedForecast, scenario: Scenario, computedAt: Date): ForecastPayload {
+  const adj = scenario.adjustments ?? {};
+  const inF = parseFactor(adj.inflowFactor);
+  const outF = parseFactor(adj.outflowFactor);
+  const shift = Math.trunc(adj.paymentDelayShiftDays ?? 0);
+  const excluded = new Set(adj.excludedItemIds ?? []);
+  const { asOf, starts, ends, end } = p;
+  const weeks: WeekAcc[] = starts.map(() => ({
+    inflow: new Acc(),
+    statistical: new Acc(),
+    outflow: new Acc(),
+    items: new Set(),
+    overdue: new Set(),
+    probabilityWeighted: false,
+    categories: new Map(),
+  }));
+  const weekOf = (day: number) => {
+    const d = day < asOf ? asOf : day;
+    if (d > end) return -1;
+    return Math.floor((d - starts[0]!) / 7);
+  };
+  const emit = (
+    k: number,
+    id: string,
+    amount: Amount,
+    inflow: boolean,
+    accountId: string | null,
+    flags: { statistical?: boolean; overdue?: boolean; probability?: boolean } = {},
+  ) => {
+    if (k < 0 || excluded.has(id)) return;
+    const a = scale(amount, inflow ? inF : outF);
+    if (a.cents === 0 && (a.extra === null || a.extra.isZero())) return;
+    const w = weeks[k]!;
+    if (inflow) {
+      w.inflow.add(a);
+      if (flags.statistical) w.statistical.add(a);
+    } else w.outflow.add(a);
+    w.items.add(id);
+    if (flags.overdue) w.overdue.add(id);
+    if (flags.probability) w.probabilityWeighted = true;
+    if (accountId) {
+      let c = w.categories.get(accountId);
+      if (!c) w.categories.set(accountId, (c = { inflow: new Acc(), outflow: new Acc() }));
+      (inflow ? c.inflow : c.outflow).add(a);
+    }
+  };
+
+  forEachOpenReceivable(p, shift, (it, k, a, overdue) => emit(k, it.src.id, a, true, it.src.accountId, { overdue }));
+  for (const it of p.openItems) {
+    const st = it.src.status;
+    const id = it.src.id;
+    if (it.ar) {
+      if (st === 'DRAFT' || st === 'SUBMITTED') {
+        const base = isPositive(dueOf(it)) ? dueOf(it) : totalOf(it);
+        if (!isPositive(base)) continue;
+        const c = it.src.contactId ?? '';
+        const own = p.customerDelays.get(c) ?? [];
+        const delay = own.length >= MIN_OWN_HISTORY ? median(own.slice(-12)) : p.orgArDelayMedian;
+        const due = it.due !== null && it.due >= asOf ? it.due : asOf + (p.arTerms.get(c) ?? p.orgArTerms);
+        const weighted = scale(base, dec(PIPELINE_PROBABILITY[st]));
+        emit(weekOf(due + delay + shift), id, weighted, true, it.src.accountId, { probability: true });
+      }
+    } else if (st === 'AUTHORISED' || st === 'DRAFT' || st === 'SUBMITTED') {
+      const base = isPositive(dueOf(it)) ? dueOf(it) : st === 'AUTHORISED' ? null : totalOf(it);
+      if (!base || !isPositive(base)) continue;
+      const due = it.due ?? it.issue ?? asOf;
+      emit(weekOf(due + p.orgBillDelay), id, base, false, it.src.accountId, { overdue: due < asOf });
+    }
+  }
+
+  for (const po of p.input.purchaseOrders) {
+    if (po.status !== 'AUTHORISED' || p.poReasons.get(po.id)) continue;
+    const total = amountOf(po.total);
+    if (!isPositive(total)) continue;
+    const d = po.expectedArrivalDate ?? po.deliveryDate ?? po.issueDate;
+    const arrival = d ? toDay(d) : asOf;
+    const terms = (po.contactId ? p.apTerms.get(po.contactId) : undefined) ?? p.orgApTerms;
+    emit(weekOf(arrival + terms + p.orgBillDelay), po.id, total, false, null);
+  }
+
+  for (const pt of p.points) emit(weekOf(pt.day), pt.id, pt.amount, pt.inflow, pt.accountId, { statistical: pt.statistical });
+
+  for (const dp of p.daily) {
+    const extra = dp.customer ? shift : 0;
+    const lags = dp.lags ?? [dp.lag];
+    const share = 1 / lags.length;
+    const perWeek = new Float64Array(WEEKS);
+    for (let u = 1; u < dp.values.length; u++) {
+      const v = dp.values[u]!;
+      if (v === 0) continue;
+      for (const lag of lags) {
+        const day = dp.base + u + lag + extra;
+        if (day < asOf || day > end) continue;
+        perWeek[Math.floor((day - starts[0]!) / 7)]! += v * share;
+      }
+    }
+    for (let k = 0; k < WEEKS; k++) {
+      const c = Math.round(perWeek[k]! * 100);
+      // forecastInflow is the hazard model's predicted purchases only (spec 2.3); recurring series and run-rates of bank receipts are guaranteed.
+      if (c > 0) emit(k, dp.id, { cents: c, extra: null }, dp.inflow, dp.accountId, { statistical: dp.inflow && dp.customer });
+    }
+  }
+
+  const manual: ManualItem[] = [...p.input.manualItems, ...(adj.manualItems ?? [])];
+  for (const m of manual) {
+    const a = amountOf(m.amount);
+    const inflow = isPositive(a);
+    const abs = inflow ? a : amountOf(toDec(a).neg());
+    if (!isPositive(abs)) continue;
+    emit(weekOf(toDay(m.date)), m.id, abs, inflow, m.accountId ?? null);
+  }
+
+  // --- add up, exactly
+  const opening0 = dec(p.cash.effectiveStartingCash);
+  let opening = opening0;
+  let totalIn = new D(0);
+  let totalOut = new D(0);
+  let minClosing: Dec | null = null;
+  let minIndex = 0;
+  const out: ForecastWeek[] = weeks.map((w, k) => {
+    const inflow = w.inflow.value;
+    const outflow = w.outflow.value;
+    const statistical = w.statistical.value;
+    const net = inflow.minus(outflow);
+    const closing = opening.plus(net);
+    totalIn = totalIn.plus(inflow);
+    totalOut = totalOut.plus(outflow);
+    if (minClosing === null || closing.lt(minClosing)) {
+      minClosing = closing;
+      minIndex = k;
+    }
+    const accounts: Record<string, CategoryEntry> = {};
+    for (const id of [...w.categories.keys()].sort(cmpStr)) {
+      const c = w.categories.get(id)!;
+      const acc = p.input.accounts[id];
+      accounts[id] = { name: acc?.name ?? id, code: acc?.code ?? null, inflow: canonical(c.inflow.value), outflow: canonical(c.outflow.value) };
+    }
+    const week: ForecastWeek = {
+      weekStart: fromDay(starts[k]!),
+      weekEnd: fromDay(ends[k]!),
+      opening: canonical(opening),
+      inflow: canonical(inflow),
+      guaranteedInflow: canonical(inflow.minus(statistical)),
+      forecastInflow: canonical(statistical),
+      outflow: canonical(outflow),
+      net: canonical(net),
+      closing: canonical(closing),
+      itemIds: [...w.items].sort(cmpStr),
+      overdueItemIds: [...w.overdue].sort(cmpStr),
+      probabilityWeighted: w.probabilityWeighted,
+      categories: { accounts },
+    };
+    opening = closing;
+    return week;
+  });
+  const payload: ForecastPayload = {
+    engineVersion: ENGINE_VERSION,
+    scenarioId: scenario.id,
+    scenarioName: scenario.name,
+    scenarioKind: scenario.kind,
+    computedAt: computedAt.toISOString(),
+    asOfDate: p.input.asOf,
+    currency: p.input.currency,
+    weeks: out,
+    startingCash: canonical(opening0),
+    endingCash: canonical(opening),
+    minClosingCash: canonical(minClosing ?? opening0),
+    minClosingCashWeekIndex: minIndex,
+    totalInflow: canonical(totalIn),
+    totalOutflow: canonical(totalOut),
+    notesForAgent: [],
+    cashPosition: p.cash,
+  };
+  payload.notesForAgent = buildNotes(p, payload);
+  return payload;
+}
+
+/**
+ * Places every open AUTHORISED receivable: the probability of being paid in
+ * each week given the customer's delays and that it is not paid yet, times
+ * what is due (docs/forecast.md#when-customers-pay).
+ */
+export function forEachOpenReceivable(p: PreparedForecast, shift: number, put: (it: PItem, week: number, a: Amount, overdue: boolean) => void): void {
+  for (const it of p.openItems) {
+    if (!it.ar || it.src.status !== 'AUTHORISED' || !isPositive(dueOf(it))) continue;
+    const due = it.due ?? it.issue ?? p.asOf;
+    const probs = paymentProbabilities(customerDist(p, it.src.contactId), due, p.asOf, shift, p.starts, p.ends);
+    spread(dueOf(it), probs, (k, a) => put(it, k, a, due < p.asOf));
+  }
+}
+
+function customerDist(p: PreparedForecast, contactId: string | null): DelayDist {
+  if (!contactId) return p.orgDelay;
+  let d = p.distCache.get(contactId);
+  if (!d) {
+    d = customerDelayDist(p.orgDelay, p.customerDelays.get(contactId) ?? []);
+    p.distCache.set(contactId, d);
+  }
+  return d;
+}
+
+/**
+ * Splits an amount over the weeks by probability: the expected amount within
+ * the horizon (amount x total probability, rounded to cents: an expectation,
+ * so whole cents) is shared by largest remainder, so the parts add up exactly
+ * to it.
+ */
+function spread(amount: Amount, probs: Float64Array, put: (k: number, a: Amount) => void): void {
+  let total = 0;
+  for (let k = 0; k < probs.length; k++) total += probs[k]!;
+  if (total <= 0) return;
+  const whole = amount.extra === null ? amount : roundToCents(toDec(amount));
+  if (Math.abs(whole.cents) < 2 ** 50 && whole.extra === null) {
+    const expected = Math.round(whole.cents * Math.min(1, total));
+    const parts = splitByWeights(expected, probs);
+    for (let k = 0; k < parts.length; k++) if (parts[k] !== 0) put(k, { cents: parts[k]!, extra: null });
+    return;
+  }
+  // Beyond exact integer cents (over ten trillion): exact decimal shares.
+  const exp = toDec(amount).times(Math.min(1, total)).toDecimalPlaces(2);
+  let given = new D(0);
+  let last = -1;
+  for (let k = 0; k < probs.length; k++) if (probs[k]! > 0) last = k;
+  for (let k = 0; k <= last; k++) {
+    if (!(probs[k]! > 0)) continue;
+    const part = k === last ? exp.minus(given) : exp.times(probs[k]! / total).toDecimalPlaces(2, D.ROUND_DOWN);
+    given = given.plus(part);
+    put(k, roundToCents(part));
+  }
+}
+
+/** Runs every scenario on one prepared model. */
+export function runForecast(input: ForecastInput, scenarios: readonly Scenario[], computedAt: Date): { prepared: PreparedForecast; payloads: ForecastPayload[] } {
+  const prepared = prepareForecast(input);
+  return { prepared, payloads: scenarios.map((s) => projectForecast(prepared, s, computedAt)) };
+}
+
+export { toF as amountToNumber };

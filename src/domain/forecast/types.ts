@@ -1,0 +1,201 @@
+/**
+ * The forecast engine's inputs and outputs (docs/forecast.md). Inputs are
+ * plain data as the store returns it (money as exact decimal strings in the
+ * organisation's base currency, dates as YYYY-MM-DD); the engine is pure.
+ */
+
+export type LedgerStatus = 'DRAFT' | 'SUBMITTED' | 'AUTHORISED' | 'PAID' | 'VOIDED' | 'DELETED';
+
+/** An invoice (AR, the ledger's ACCREC) or a bill (AP, ACCPAY), open or historical. */
+export interface LedgerItem {
+  id: string;
+  kind: 'AR' | 'AP';
+  contactId: string | null;
+  status: LedgerStatus;
+  issueDate: string | null;
+  dueDate: string | null;
+  /** The date it was fully paid; null while open. */
+  paidDate: string | null;
+  /** Gross total, base currency. */
+  total: string;
+  /** Outstanding amount as of the forecast date, base currency. */
+  amountDue: string;
+  number: string | null;
+  reference: string | null;
+  /** The account (id) of the item's largest line: its category. */
+  accountId: string | null;
+}
+
+/** A spend- or receive-money bank transaction (transfers between own accounts excluded). */
+export interface BankTxn {
+  id: string;
+  date: string;
+  /** Signed: positive money in, negative money out; base currency. */
+  amount: string;
+  contactId: string | null;
+  /** The account (id) of its largest line. */
+  accountId: string | null;
+  reference: string | null;
+}
+
+export interface PurchaseOrder {
+  id: string;
+  number: string;
+  reference: string;
+  contactId: string | null;
+  /** DRAFT, SUBMITTED, AUTHORISED, BILLED, DELETED */
+  status: string;
+  issueDate: string | null;
+  deliveryDate: string | null;
+  expectedArrivalDate: string | null;
+  total: string;
+}
+
+export interface BankAccountBalance {
+  id: string;
+  name: string;
+  currency: string;
+  /** The ledger's balance of reconciled transactions. */
+  reconciledBalance: string;
+  /** The bank statement's balance, when a feed statement is known. */
+  statementBalance: string | null;
+  /** Net of the AUTHORISED, unreconciled payments and bank transactions dated up to the forecast date. */
+  unreconciledNet: string;
+}
+
+/** The operator's opening-cash override. */
+export interface CashOverride {
+  amount: string;
+  /** ISO instant it was set. */
+  setAt: string;
+  /** Net of the payments and bank transactions dated after the override's day, up to the forecast date. */
+  movementsSince: string;
+}
+
+/** An operator's manual forecast line. */
+export interface ManualItem {
+  id: string;
+  date: string;
+  /** Signed: positive in, negative out. */
+  amount: string;
+  description?: string;
+  accountId?: string | null;
+}
+
+export interface ForecastInput {
+  orgId: string;
+  /** The organisation's today (its time zone): week 1 is the week holding it. */
+  asOf: string;
+  currency: string;
+  bankAccounts: BankAccountBalance[];
+  override: CashOverride | null;
+  items: LedgerItem[];
+  bankTxns: BankTxn[];
+  purchaseOrders: PurchaseOrder[];
+  manualItems: ManualItem[];
+  /** Names and codes of the accounts referenced by items and transactions. */
+  accounts: Record<string, { name: string; code: string | null }>;
+}
+
+export type ScenarioKind = 'BASE' | 'BEST' | 'WORST' | 'CUSTOM';
+
+/** Documented scenario adjustments (docs/forecast.md#scenarios). */
+export interface ScenarioAdjustments {
+  /** Multiplies every inflow (decimal string, e.g. '1.05'). */
+  inflowFactor?: string;
+  /** Multiplies every outflow. */
+  outflowFactor?: string;
+  /** Days added to every customer's payment delay (negative: earlier). */
+  paymentDelayShiftDays?: number;
+  /** Ledger or forecast item ids left out. */
+  excludedItemIds?: string[];
+  /** Extra manual lines of this scenario only. */
+  manualItems?: ManualItem[];
+}
+
+export interface Scenario {
+  id: string;
+  name: string;
+  kind: ScenarioKind;
+  adjustments: ScenarioAdjustments;
+}
+
+export type NoteKind = 'seasonality' | 'trend' | 'pipeline' | 'ar' | 'concentration';
+export type NoteWindow = 'this_month' | 'next_4w' | 'this_quarter';
+
+/** AgentNote (spec 2.1). */
+export interface AgentNote {
+  kind: NoteKind;
+  window: NoteWindow;
+  severity: 'info' | 'warn';
+  text: string;
+  sourceInsightId?: string;
+}
+
+export interface CategoryEntry {
+  name: string;
+  code: string | null;
+  inflow: string;
+  outflow: string;
+}
+
+/** ForecastWeek (spec 2.3). */
+export interface ForecastWeek {
+  weekStart: string;
+  weekEnd: string;
+  opening: string;
+  inflow: string;
+  guaranteedInflow?: string;
+  forecastInflow?: string;
+  outflow: string;
+  net: string;
+  closing: string;
+  itemIds: string[];
+  overdueItemIds?: string[];
+  probabilityWeighted?: boolean;
+  categories?: { accounts: Record<string, CategoryEntry> };
+}
+
+export interface CashPositionAccount {
+  id: string;
+  name: string;
+  currency: string;
+  reconciledBalance: string;
+  statementBalance: string;
+  balanceSource: 'STATEMENT' | 'RECONCILED';
+  /** What this account contributes to effectiveStartingCash before an override. */
+  effectiveBalance: string;
+}
+
+/** The opening cash (spec 2.2 CashPositionResponse, minus the read-time fields). */
+export interface CashPosition {
+  asOfDate: string;
+  startingCash: string;
+  source: 'manual' | 'ledger_reconciled';
+  ledgerReconciledTotal: string;
+  effectiveStartingCash: string;
+  /** effectiveStartingCash minus the base it started from (the override, or ledgerReconciledTotal). */
+  adjustment: string;
+  currency: string;
+  accounts: CashPositionAccount[];
+}
+
+/** The stored snapshot payload: ForecastResponse (spec 2.3) without the read-time fields. */
+export interface ForecastPayload {
+  engineVersion: number;
+  scenarioId: string;
+  scenarioName: string;
+  scenarioKind: ScenarioKind;
+  computedAt: string;
+  asOfDate: string;
+  currency: string;
+  weeks: ForecastWeek[];
+  startingCash: string;
+  endingCash: string;
+  minClosingCash: string;
+  minClosingCashWeekIndex: number;
+  totalInflow: string;
+  totalOutflow: string;
+  notesForAgent: AgentNote[];
+  cashPosition: CashPosition;
+}

@@ -1,0 +1,56 @@
+/**
+ * Recompute the forecast of one organisation (docs/forecast.md#the-job): load
+ * the engine's inputs with a few set-based queries, learn once, project every
+ * scenario (creating BASE, BEST and WORST when missing), record the
+ * purchase-order matches as suppressed_reason, and store one snapshot per
+ * scenario. `cashline-server recompute` and the workers call it.
+ */
+import type { Db } from '../store/db.js';
+import { dateIn } from '../domain/calendar.js';
+import { prepareForecast, projectForecast } from '../domain/forecast/engine.js';
+import type { ForecastPayload } from '../domain/forecast/types.js';
+import { ensureScenarios, loadForecastInput, orgMeta, saveSuppression, storeSnapshots } from '../store/queries/forecast.js';
+
+export interface RecomputeResult {
+  orgId: string;
+  asOfDate: string;
+  computedAt: string;
+  snapshots: { scenarioId: string; scenarioKind: string; id: string; endingCash: string }[];
+  /** Purchase orders whose suppressed_reason changed. */
+  suppressionChanged: number;
+  counts: { items: number; bankTransactions: number; purchaseOrders: number };
+  /** Milliseconds: loading, the engine (learning and every scenario), storing. */
+  timings: { loadMs: number; computeMs: number; storeMs: number };
+}
+
+export class RecomputeError extends Error {}
+
+export async function recomputeForecast(db: Db, orgId: string, now: Date): Promise<RecomputeResult> {
+  const t0 = performance.now();
+  const org = await orgMeta(db, orgId);
+  if (!org) throw new RecomputeError(`no organisation ${orgId}`);
+  const asOf = dateIn(org.timezone, now);
+  const scenarios = await ensureScenarios(db, orgId, now);
+  const input = await loadForecastInput(db, org, asOf);
+  const t1 = performance.now();
+  const prepared = prepareForecast(input);
+  const payloads: ForecastPayload[] = scenarios.map((s) => projectForecast(prepared, s, now));
+  const t2 = performance.now();
+  const suppressionChanged = await saveSuppression(db, orgId, prepared.poReasons);
+  await storeSnapshots(db, orgId, payloads, now);
+  const t3 = performance.now();
+  return {
+    orgId,
+    asOfDate: asOf,
+    computedAt: now.toISOString(),
+    snapshots: payloads.map((p) => ({
+      scenarioId: p.scenarioId,
+      scenarioKind: p.scenarioKind,
+      id: `${p.scenarioId}:${now.toISOString()}`,
+      endingCash: p.endingCash,
+    })),
+    suppressionChanged,
+    counts: { items: input.items.length, bankTransactions: input.bankTxns.length, purchaseOrders: input.purchaseOrders.length },
+    timings: { loadMs: Math.round(t1 - t0), computeMs: Math.round(t2 - t1), storeMs: Math.round(t3 - t2) },
+  };
+}

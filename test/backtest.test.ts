@@ -1,0 +1,192 @@
+/**
+ * The backtest (issue 9: "at each cut-off it forecasts using only what was
+ * known then ... compares each of the 13 weeks with the cash that actually
+ * moved; it reports per method weekly MAE and WAPE of receipts, payments and
+ * closing cash, for cashline and two baselines"; goal: receipts WAPE at least
+ * 30% below the due-date baseline and below the median-delay baseline).
+ *
+ * The engine is tuned on synthetic ledgers (src/backtest/synthetic.ts, seeds
+ * 1-3); this test uses another seed. The demo and the Online Retail data are
+ * never tuned on: their figures are printed and only checked to beat the
+ * due-date baseline (docs/forecast.md#backtest reports them).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS, freshStore, type TestStore } from './helpers/store.js';
+import { createOrg } from '../src/store/tenancy.js';
+import { insertSynthetic, syntheticLedger, type SyntheticLedger } from '../src/backtest/synthetic.js';
+import { backtestLedger, runBacktest, type BacktestResult } from '../src/backtest/index.js';
+import { indexLedger, inputAt } from '../src/backtest/replay.js';
+import { loadRawLedger, orgMeta, type RawLedger } from '../src/store/queries/forecast.js';
+import { prepareForecast, projectForecast } from '../src/domain/forecast/engine.js';
+import { median } from '../src/domain/forecast/behaviour.js';
+import { isCanonical, dec } from '../src/domain/money.js';
+import { toDay } from '../src/domain/forecast/days.js';
+import { generateDemo, writeXeroFiles } from '../src/demo/generate.js';
+import { convertOnlineRetail } from '../src/demo/online-retail.js';
+import { importDirectory } from '../src/ledger/import.js';
+
+const SYNTH_AS_OF = '2026-06-30';
+const SYNTH_NOW = new Date('2026-06-30T12:00:00Z');
+
+function checkShape(r: BacktestResult, cutoffs: number) {
+  expect(Object.keys(r).sort()).toEqual(['cutoffs', 'methods', 'weeks']);
+  expect(r.cutoffs).toBe(cutoffs);
+  expect(r.weeks).toBe(13);
+  expect(Object.keys(r.methods).sort()).toEqual(['cashline', 'due_date', 'median_delay']);
+  for (const m of Object.values(r.methods)) {
+    expect(Object.keys(m).sort()).toEqual(['closing', 'payments', 'receipts']);
+    for (const x of Object.values(m)) {
+      expect(isCanonical(x.mae)).toBe(true);
+      expect(typeof x.wape).toBe('number');
+      expect(Number.isFinite(x.wape)).toBe(true);
+    }
+  }
+}
+
+const summary = (name: string, r: BacktestResult) =>
+  `${name}: ${r.cutoffs} cut-offs; receipts WAPE cashline ${r.methods.cashline.receipts.wape} / due_date ${r.methods.due_date.receipts.wape} / median_delay ${r.methods.median_delay.receipts.wape}` +
+  `; payments ${r.methods.cashline.payments.wape} / ${r.methods.due_date.payments.wape} / ${r.methods.median_delay.payments.wape}` +
+  `; closing ${r.methods.cashline.closing.wape} / ${r.methods.due_date.closing.wape} / ${r.methods.median_delay.closing.wape}` +
+  `; receipts MAE ${r.methods.cashline.receipts.mae} / ${r.methods.due_date.receipts.mae} / ${r.methods.median_delay.receipts.mae}`;
+
+describe.each(BACKENDS)('backtest on a synthetic ledger with known payment habits (%s)', (kind) => {
+  let store: TestStore;
+  let orgId: string;
+  let ledger: SyntheticLedger;
+  let raw: RawLedger;
+  beforeAll(async () => {
+    store = await freshStore(kind);
+    orgId = (await createOrg(store.db, { name: 'Synthetic GmbH', now: SYNTH_NOW, timezone: 'Europe/Berlin', baseCurrency: 'EUR' })).orgId;
+    ledger = syntheticLedger(orgId, { seed: 4, asOf: SYNTH_AS_OF });
+    await insertSynthetic(store.db, ledger);
+    raw = await loadRawLedger(store.db, (await orgMeta(store.db, orgId))!);
+  }, 120_000);
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('the goal: cashline receipts WAPE at least 30% below paid-on-due-date and below due-date-plus-median-delay; closing cash better too', async () => {
+    const progress: string[] = [];
+    const r = await runBacktest(store.db, orgId, { from: '2024-07-01', to: '2026-03-15', everyDays: 28, now: SYNTH_NOW, onProgress: (e) => progress.push(e.cutoff) });
+    checkShape(r, 23);
+    expect(progress).toHaveLength(23);
+    console.log(summary(`synthetic seed 4 (${kind})`, r));
+    const m = r.methods;
+    expect(m.cashline.receipts.wape).toBeLessThanOrEqual(0.7 * m.due_date.receipts.wape);
+    expect(m.cashline.receipts.wape).toBeLessThan(m.median_delay.receipts.wape);
+    expect(m.cashline.closing.wape).toBeLessThan(m.median_delay.closing.wape);
+    expect(m.cashline.payments.wape).toBeLessThan(m.due_date.payments.wape);
+  });
+
+  it('the engine learns each customer\'s habit: median delays by habit near the generated ones (prompt 0, late 12, very late 45 days)', () => {
+    const p = prepareForecast(inputAt(indexLedger(raw), '2026-03-01'));
+    const byHabit = new Map<string, number[]>();
+    for (const [c, h] of ledger.habits) {
+      const d = p.customerDelays.get(c);
+      if (!d || d.length < 5) continue;
+      const list = byHabit.get(h.habit) ?? [];
+      list.push(median(d));
+      byHabit.set(h.habit, list);
+    }
+    expect(Math.abs(median(byHabit.get('prompt')!))).toBeLessThanOrEqual(1);
+    expect(Math.abs(median(byHabit.get('late')!) - 12)).toBeLessThanOrEqual(3);
+    expect(Math.abs(median(byHabit.get('very_late')!) - 45)).toBeLessThanOrEqual(6);
+  });
+
+  it('only what was known at the cut-off: the forecast is the same when everything dated on or after it is deleted', () => {
+    const cutoff = '2025-09-15';
+    const C = toDay(cutoff);
+    const ix = indexLedger(raw);
+    const known = inputAt(ix, cutoff);
+    for (const it of known.items) {
+      expect(toDay(it.issueDate ?? it.dueDate!)).toBeLessThan(C);
+      if (it.paidDate) expect(toDay(it.paidDate)).toBeLessThan(C);
+    }
+    const later = (d: string | null) => d !== null && toDay(d) >= C;
+    let laterMoves = dec(0);
+    for (const p of raw.payments) if (later(p.date)) laterMoves = laterMoves.plus(p.amount);
+    for (const t of raw.bankTxns) if (later(t.date)) laterMoves = laterMoves.plus(t.amount);
+    const truncated: RawLedger = {
+      ...raw,
+      items: raw.items.filter((i) => !later(i.issueDate ?? i.dueDate)).map((i) => ({ ...i, status: 'AUTHORISED', paidDate: null, amountDue: i.total })),
+      payments: raw.payments.filter((p) => !later(p.date)),
+      bankTxns: raw.bankTxns.filter((t) => !later(t.date)),
+      purchaseOrders: raw.purchaseOrders.filter((p) => !later(p.issueDate)).map((p) => ({ ...p, status: 'AUTHORISED' })),
+      bankAccounts: raw.bankAccounts.map((b) => ({ ...b, book: dec(b.book).minus(laterMoves).toString() })),
+    };
+    const scenario = { id: 'b', name: 'b', kind: 'BASE' as const, adjustments: {} };
+    const a = projectForecast(prepareForecast(known), scenario, SYNTH_NOW);
+    const b = projectForecast(prepareForecast(inputAt(indexLedger(truncated), cutoff)), scenario, SYNTH_NOW);
+    expect(b).toEqual(a);
+    // Opening cash at the cut-off: every movement before it.
+    const before = [...raw.payments, ...raw.bankTxns].filter((m) => toDay(m.date) < C).reduce((x, m) => x.plus(m.amount), dec(0));
+    expect(dec(a.startingCash).eq(before.plus(80_000))).toBe(true); // the synthetic opening balance is 80,000
+  });
+
+  it('cut-offs whose 13 weeks run past the data are skipped; the diagnostics split (open receivables alone) is opt-in', () => {
+    const r = backtestLedger(raw, { from: '2026-01-05', to: '2026-06-29', everyDays: 7, today: SYNTH_AS_OF, diagnostics: true });
+    // the last cut-off whose 13 weeks end by 30 June 2026: Monday 30 March (weeks to 28 June)
+    expect(r.cutoffs).toBe(13);
+    expect(r.diagnostics!.openReceivables.cashline.wape).toBeLessThan(r.diagnostics!.openReceivables.due_date.wape);
+    expect(() => backtestLedger(raw, { from: '2026-01-05', to: '2025-01-01', everyDays: 7, today: SYNTH_AS_OF })).toThrow('to is before from');
+    expect(() => backtestLedger(raw, { from: '2026-01-05', to: '2026-02-01', everyDays: 0, today: SYNTH_AS_OF })).toThrow('everyDays');
+  });
+});
+
+describe.each(BACKENDS)('backtest on the demo business, never tuned on (%s)', (kind) => {
+  let store: TestStore;
+  let dir: string;
+  let orgId: string;
+  const now = new Date('2026-11-23T09:00:00Z');
+  beforeAll(async () => {
+    store = await freshStore(kind);
+    dir = mkdtempSync(join(tmpdir(), 'cashline-backtest-demo-'));
+    writeXeroFiles(dir, generateDemo({ asOf: now }).files);
+    orgId = (await createOrg(store.db, { name: 'Demo', now })).orgId;
+    await importDirectory(store.db, orgId, dir, { now });
+  }, 180_000);
+  afterAll(async () => {
+    await store?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reports every method; the goal: receipts WAPE at least 30% below due_date and below median_delay', async () => {
+    const r = await runBacktest(store.db, orgId, { from: '2024-06-03', to: '2026-08-17', everyDays: 28, now });
+    checkShape(r, 29);
+    console.log(summary(`demo (${kind})`, r));
+    // The issue's goal, on data the engine was not tuned on.
+    expect(r.methods.cashline.receipts.wape).toBeLessThanOrEqual(0.7 * r.methods.due_date.receipts.wape);
+    expect(r.methods.cashline.receipts.wape).toBeLessThan(r.methods.median_delay.receipts.wape);
+  }, 120_000);
+});
+
+// The Online Retail set is large (541,909 rows): imported once, on PostgreSQL (the figures are the same on both engines).
+describe('backtest on the Online Retail data, never tuned on (postgres)', () => {
+  let store: TestStore;
+  let dir: string;
+  let orgId: string;
+  const now = new Date('2011-12-10T12:00:00Z');
+  beforeAll(async () => {
+    store = await freshStore('postgres');
+    dir = mkdtempSync(join(tmpdir(), 'cashline-backtest-retail-'));
+    const out = await convertOnlineRetail(resolve(import.meta.dirname, '..', '..', 'shared', 'data', 'online-retail.csv.gz'));
+    writeXeroFiles(dir, out.files);
+    orgId = (await createOrg(store.db, { name: 'Online Retail', now, timezone: 'Europe/London', baseCurrency: 'GBP' })).orgId;
+    await importDirectory(store.db, orgId, dir, { now });
+  }, 300_000);
+  afterAll(async () => {
+    await store?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reports every method; the goal: receipts WAPE at least 30% below due_date and below median_delay', async () => {
+    const r = await runBacktest(store.db, orgId, { from: '2011-03-07', to: '2011-09-05', everyDays: 14, now });
+    checkShape(r, 14);
+    console.log(summary('online retail (postgres)', r));
+    expect(r.methods.cashline.receipts.wape).toBeLessThanOrEqual(0.7 * r.methods.due_date.receipts.wape);
+    expect(r.methods.cashline.receipts.wape).toBeLessThan(r.methods.median_delay.receipts.wape);
+  }, 180_000);
+});

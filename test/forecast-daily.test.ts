@@ -1,0 +1,130 @@
+/**
+ * The daily summary's pieces as pure functions (spec 2.8 DailySummaryResponse;
+ * decisions.md sub-objects last7d, ar, forecast13w; spec 8: topInflows and
+ * topOutflows of 5 entries) and its deterministic 2-4 sentence narrative with
+ * documented thresholds (docs/forecast.md#daily-summary).
+ */
+import { describe, expect, it } from 'vitest';
+import { addDays } from '../src/domain/calendar.js';
+import { ANOMALY_MIN_HISTORY, arAgeing, forecast13w, last7d, pendingAnomalies, type MoneyEvent } from '../src/domain/forecast/daily.js';
+import { narrative, netSignal } from '../src/domain/narrative.js';
+import type { ForecastWeek } from '../src/domain/forecast/types.js';
+
+const AS_OF = '2026-11-23';
+const ev = (id: string, date: string, amount: string, name: string | null = `Contact ${id}`, sensitive = false): MoneyEvent => ({
+  id,
+  date,
+  amount,
+  contactId: name ? `c-${id}` : null,
+  contactName: name,
+  contactSensitive: sensitive,
+});
+
+describe('daily summary pieces', () => {
+  it('last7d: the 7 days ending today, inflow/outflow/net, top 5 each way by amount, dated by the day money moved', () => {
+    const events = [
+      ev('old', addDays(AS_OF, -7), '99999'),
+      ev('future', addDays(AS_OF, 1), '99999'),
+      ...Array.from({ length: 7 }, (_, i) => ev(`in${i}`, addDays(AS_OF, -i), String(100 * (i + 1)))),
+      ev('tie', AS_OF, '700'),
+      ev('out1', AS_OF, '-50.5', 'Payroll', true),
+      ev('fee', addDays(AS_OF, -6), '-2.5', null),
+    ];
+    const l = last7d(events, AS_OF);
+    expect(l).toMatchObject({ inflow: '3500', outflow: '53', net: '3447' });
+    expect(l.topInflows.map((e) => e.amount)).toEqual(['700', '700', '600', '500', '400']);
+    // ties: the later day first
+    expect(l.topInflows[0]).toEqual({ contactName: 'Contact tie', contactSensitive: false, amount: '700', date: '2026-11-23T00:00:00.000Z' });
+    expect(l.topOutflows).toEqual([
+      { contactName: 'Payroll', contactSensitive: true, amount: '50.5', date: '2026-11-23T00:00:00.000Z' },
+      { contactName: 'No contact', contactSensitive: false, amount: '2.5', date: '2026-11-17T00:00:00.000Z' },
+    ]);
+  });
+
+  it('ar ageing: current (under 30 days past due, including not yet due), 30-59, 60-89, 90+ as {count, amount}', () => {
+    const due = (late: number) => ({ dueDate: addDays(AS_OF, -late), issueDate: null, amountDue: '10.5' });
+    const a = arAgeing([due(-10), due(0), due(29), due(30), due(59), due(60), due(89), due(90), due(400), { dueDate: null, issueDate: addDays(AS_OF, -45), amountDue: '1' }, { ...due(5), amountDue: '0' }], AS_OF);
+    expect(a).toEqual({
+      current: { count: 3, amount: '31.5' },
+      days30: { count: 3, amount: '22' },
+      days60: { count: 2, amount: '21' },
+      days90plus: { count: 2, amount: '21' },
+      total: { count: 10, amount: '95.5' },
+    });
+  });
+
+  const week = (k: number, closing: string): ForecastWeek => ({
+    weekStart: addDays('2026-11-23', 7 * k),
+    weekEnd: addDays('2026-11-29', 7 * k),
+    opening: '0',
+    inflow: '0',
+    outflow: '0',
+    net: '0',
+    closing,
+    itemIds: [],
+  });
+
+  it('forecast13w: ending cash, lowest closing and its week, break-even date', () => {
+    const dips = [900, 800, 700, 950, 1000, 1100, 1200, 990, 1001, 1002, 1003, 1004, 1005].map((c, k) => week(k, String(c)));
+    expect(forecast13w({ weeks: dips, startingCash: '1000', endingCash: '1005' })).toEqual({
+      endingCash: '1005',
+      lowestClosingCash: '700',
+      lowestWeekStart: '2026-12-07',
+      breakEvenDate: '2027-01-24', // week 9's end: from then on closing stays >= starting cash
+    });
+    const never = dips.map((w) => ({ ...w, closing: '2000' }));
+    expect(forecast13w({ weeks: never, startingCash: '1000', endingCash: '2000' }).breakEvenDate).toBe('2026-11-29');
+    const down = dips.map((w, k) => ({ ...w, closing: String(900 - k) }));
+    expect(forecast13w({ weeks: down, startingCash: '1000', endingCash: '888' }).breakEvenDate).toBeNull();
+  });
+
+  it('narrative: 2-4 deterministic sentences; net positive / negative / roughly flat by the documented 5% band', () => {
+    const ar0 = arAgeing([], AS_OF);
+    const f = forecast13w({ weeks: [week(0, '5000')], startingCash: '5000', endingCash: '5000' });
+    const base = { currency: 'AUD', cashToday: '12345.67', bankAccounts: 3, ar: ar0, forecast13w: f };
+    const l = (inflow: string, outflow: string, net: string) => ({ inflow, outflow, net, topInflows: [], topOutflows: [] });
+    expect(netSignal(l('1000', '910', '90'))).toBe('flat'); // |90| <= 5% of 1910
+    expect(netSignal(l('1000', '800', '200'))).toBe('positive');
+    expect(netSignal(l('800', '1000', '-200'))).toBe('negative');
+    expect(netSignal(l('0', '0', '0'))).toBe('flat');
+    const text = narrative({ ...base, last7d: l('1000', '800', '200') });
+    expect(text).toBe(
+      'Cash today is AUD 12,346 across 3 bank accounts. Over the last 7 days cash grew by AUD 200: AUD 1,000 in against AUD 800 out. Cash is forecast at AUD 5,000 in 13 weeks.',
+    );
+    expect(narrative({ ...base, last7d: l('800', '1000', '-200') })).toContain('Over the last 7 days cash fell by AUD 200: AUD 1,000 out against AUD 800 in.');
+    expect(narrative({ ...base, last7d: l('1000', '960', '40') })).toContain('The last 7 days were roughly flat: AUD 1,000 in and AUD 960 out.');
+    const overdue = arAgeing([{ dueDate: addDays(AS_OF, -45), issueDate: null, amountDue: '300' }], AS_OF);
+    const low = forecast13w({ weeks: [week(0, '-10'), week(1, '20')], startingCash: '0', endingCash: '20' });
+    const four = narrative({ ...base, bankAccounts: 1, ar: overdue, forecast13w: low, last7d: l('0', '0', '0') });
+    expect(four).toBe(
+      'Cash today is AUD 12,346 across 1 bank account. No money moved in the last 7 days. 1 invoice is 30 days or more overdue, worth AUD 300. The forecast has cash falling below zero, to -AUD 10 in the week of 23 November 2026.',
+    );
+    for (const t of [text, four, narrative({ ...base, forecast13w: null, last7d: l('1', '1', '0') })]) {
+      const n = t.split(/(?<=\.) /).length;
+      expect(n).toBeGreaterThanOrEqual(2);
+      expect(n).toBeLessThanOrEqual(4);
+    }
+  });
+
+  it('decisions.md anomalies.pending: movements of the last 7 days above 3x the 90th percentile of their direction over the 90 days before; none without history', () => {
+    // History: 30 receipts of 100-129 and 30 payments of 200-229 over the 90 days before the window.
+    const hist = Array.from({ length: 30 }, (_, i) => [
+      ev(`hi${i}`, addDays(AS_OF, -10 - 2 * i), String(100 + i)),
+      ev(`ho${i}`, addDays(AS_OF, -11 - 2 * i), String(-(200 + i))),
+    ]).flat();
+    // percentile_disc(0.9): receipts (100-129 and r3's 5000, which is history) the 28th of 31 = 127; payments the 27th of 30 = 226.
+    // Limits 381 and 678.
+    const recent = [
+      ev('r1', AS_OF, '381'), // at the limit: not unusual
+      ev('r2', addDays(AS_OF, -6), '381.01'), // above: unusual
+      ev('r3', addDays(AS_OF, -7), '5000'), // before the 7 days (history): not pending
+      ev('p1', addDays(AS_OF, -2), '-678.01'), // unusual payment
+      ev('p2', addDays(AS_OF, -1), '-600'),
+      ev('f1', addDays(AS_OF, 1), '9999'), // after today: ignored
+    ];
+    expect(pendingAnomalies([...hist, ...recent], AS_OF)).toBe(2);
+    const few = hist.filter((e) => dec0(e.amount) > 0).slice(0, ANOMALY_MIN_HISTORY - 1);
+    expect(pendingAnomalies([...few, ev('big', AS_OF, '100000')], AS_OF)).toBe(0);
+  });
+});
+const dec0 = (s: string) => Number(s);

@@ -1,0 +1,161 @@
+/**
+ * The forecast job and its store side on both backends (issue 9: "recompute
+ * + store snapshots for every scenario"; spec 2.2 opening cash, 2.3 snapshot
+ * payload, spec 3 purchase-order suppression, spec 9 engine versions).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq, sql } from 'drizzle-orm';
+import { BACKENDS, freshStore, type TestStore } from './helpers/store.js';
+import { createOrg } from '../src/store/tenancy.js';
+import { rows } from '../src/store/db.js';
+import * as s from '../src/store/schema.js';
+import { insertSynthetic, syntheticLedger } from '../src/backtest/synthetic.js';
+import { recomputeForecast } from '../src/jobs/forecast.js';
+import {
+  latestSnapshot,
+  loadCashEvents,
+  loadForecastInput,
+  orgMeta,
+  saveManualItems,
+  SNAPSHOTS_KEPT,
+} from '../src/store/queries/forecast.js';
+import { dec, D } from '../src/domain/money.js';
+
+// Sunday 22 November 2026, 14:00 UTC: already Monday 23 November in Sydney.
+const NOW = new Date('2026-11-22T14:00:00Z');
+const synced = NOW;
+
+describe.each(BACKENDS)('forecast job on %s', (kind) => {
+  let store: TestStore;
+  let orgId: string;
+  beforeAll(async () => {
+    store = await freshStore(kind);
+    orgId = (await createOrg(store.db, { name: 'Forecast Co', now: NOW, timezone: 'Australia/Sydney' })).orgId;
+    const ledger = syntheticLedger(orgId, { seed: 7, asOf: '2026-11-22', customers: 40, years: 1.5 });
+    await insertSynthetic(store.db, ledger);
+    const db = store.db;
+    // A USD invoice (rate 0.65: 65 USD is 100 AUD), open, due in two weeks.
+    await db.insert(s.cashItems).values({
+      orgId, id: 'usd-1', source: 'LEDGER_INVOICE', ledgerType: 'ACCREC', contactId: ledger.contacts[0]!.id, ledgerStatus: 'AUTHORISED',
+      status: 'FORECAST', currency: 'USD', currencyRate: '0.65', issueDate: '2026-11-20', dueDate: '2026-12-04', sortDate: '2026-11-20',
+      subTotal: '65', totalTax: '0', total: '65', amountDue: '65', amountPaid: '0', amountCredited: '0', lastSyncedAt: synced,
+    });
+    // A bill of the same supplier and amount as an open order, without its reference: CONTACT_AMOUNT.
+    const supplier = ledger.contacts.find((c) => c.name === 'Stock Supplier 1')!.id;
+    await db.insert(s.purchaseOrders).values({
+      orgId, id: 'po-amount', number: 'PO-X1', reference: '', contactId: supplier, status: 'AUTHORISED', currency: 'EUR',
+      issueDate: '2026-11-10', deliveryDate: '2026-11-25', sortDate: '2026-11-10', subTotal: '1234.56', totalTax: '0', total: '1234.56', lastSyncedAt: synced,
+    });
+    await db.insert(s.cashItems).values({
+      orgId, id: 'bill-amount', source: 'LEDGER_BILL', ledgerType: 'ACCPAY', contactId: supplier, ledgerStatus: 'AUTHORISED', status: 'FORECAST',
+      currency: 'EUR', issueDate: '2026-11-18', dueDate: '2026-12-18', sortDate: '2026-11-18', subTotal: '1234.56', totalTax: '0', total: '1234.56',
+      amountDue: '1234.56', amountPaid: '0', amountCredited: '0', lastSyncedAt: synced,
+    });
+    // A sensitive account on an open bill's line (names are redacted at read time, stored as they are).
+    await db.update(s.accounts).set({ isSensitive: true }).where(and(eq(s.accounts.orgId, orgId), eq(s.accounts.code, '469')));
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('opening cash: reconciled balances plus unreconciled payments and bank transactions (the auto-detected adjustment); base-currency conversion', async () => {
+    const org = (await orgMeta(store.db, orgId))!;
+    const input = await loadForecastInput(store.db, org, '2026-11-23');
+    const [unrec] = await rows<{ n: string }>(
+      store.db,
+      sql`select coalesce(sum(case when t.type like 'SPEND%' then -t.total else t.total end), 0)::text as n from bank_transactions t
+          where t.org_id = ${orgId} and not t.is_reconciled`,
+    );
+    const [unrecPay] = await rows<{ n: string }>(
+      store.db,
+      sql`select coalesce(sum(case when i.ledger_type = 'ACCREC' then p.amount else -p.amount end), 0)::text as n
+          from payments p join cash_items i on i.org_id = p.org_id and i.id = p.item_id where p.org_id = ${orgId} and not p.is_reconciled`,
+    );
+    const bank = input.bankAccounts[0]!;
+    expect(dec(bank.unreconciledNet).eq(dec(unrec!.n).plus(unrecPay!.n))).toBe(true);
+    const usd = input.items.find((i) => i.id === 'usd-1')!;
+    expect(usd).toMatchObject({ kind: 'AR', status: 'AUTHORISED' });
+    expect([dec(usd.total).toString(), dec(usd.amountDue).toString()]).toEqual(['100', '100']);
+  });
+
+  it('recomputeForecast: BASE, BEST and WORST created once, one snapshot per scenario; the org time zone decides week 1', async () => {
+    await store.db.insert(s.forecastScenarios).values({ orgId, id: 'cautious', name: 'Cautious', kind: 'CUSTOM', adjustments: { inflowFactor: '0.8', paymentDelayShiftDays: 10 } });
+    const r = await recomputeForecast(store.db, orgId, NOW);
+    expect(r.asOfDate).toBe('2026-11-23');
+    expect(r.snapshots.map((x) => x.scenarioKind)).toEqual(['BASE', 'BEST', 'WORST', 'CUSTOM']);
+    await recomputeForecast(store.db, orgId, new Date(NOW.getTime() + 1000));
+    const scenarios = await store.db.select().from(s.forecastScenarios).where(eq(s.forecastScenarios.orgId, orgId));
+    expect(scenarios.map((x) => x.kind).sort()).toEqual(['BASE', 'BEST', 'CUSTOM', 'WORST']);
+    const base = (await latestSnapshot(store.db, orgId))!;
+    expect(base.scenarioId).toBe('base');
+    expect(base.engineVersion).toBe(2);
+    expect(base.computedAt.getTime()).toBe(NOW.getTime() + 1000);
+    const p = base.payload;
+    expect(p.weeks[0]!.weekStart).toBe('2026-11-23');
+    expect(p.weeks).toHaveLength(13);
+    expect(p.scenarioKind).toBe('BASE');
+    let opening = dec(p.startingCash);
+    for (const w of p.weeks) {
+      expect(dec(w.opening).eq(opening)).toBe(true);
+      opening = dec(w.closing);
+      expect(opening.eq(dec(w.opening).plus(w.inflow).minus(w.outflow))).toBe(true);
+    }
+    expect(p.cashPosition.effectiveStartingCash).toBe(p.startingCash);
+    const custom = (await latestSnapshot(store.db, orgId, 'cautious'))!.payload;
+    expect(dec(custom.totalInflow).lt(dec(p.totalInflow))).toBe(true);
+    // Category names are stored (redaction happens at read time).
+    const names = new Set(p.weeks.flatMap((w) => Object.values(w.categories!.accounts).map((a) => a.name)));
+    expect(names.has('Sales')).toBe(true);
+  });
+
+  it('spec 3: the job records purchase-order matches as suppressed_reason (REFERENCE, CONTACT_AMOUNT, null) and leaves matched orders out', async () => {
+    const pos = await store.db.select().from(s.purchaseOrders).where(eq(s.purchaseOrders.orgId, orgId));
+    const byId = new Map(pos.map((p) => [p.id, p]));
+    expect(byId.get('po-amount')!.suppressedReason).toBe('CONTACT_AMOUNT');
+    const billed = pos.filter((p) => p.status === 'BILLED');
+    expect(billed.length).toBeGreaterThan(0);
+    expect(billed.every((p) => p.suppressedReason === 'REFERENCE')).toBe(true);
+    const open = pos.filter((p) => p.status === 'AUTHORISED' && p.id !== 'po-amount');
+    expect(open.length).toBeGreaterThan(0);
+    expect(open.every((p) => p.suppressedReason === null)).toBe(true);
+    const base = (await latestSnapshot(store.db, orgId))!.payload;
+    const ids = new Set(base.weeks.flatMap((w) => w.itemIds));
+    expect(ids.has('po-amount')).toBe(false);
+    expect(open.some((p) => ids.has(p.id))).toBe(true);
+  });
+
+  it('manual items (operator) appear in every scenario; snapshots are pruned to the last SNAPSHOTS_KEPT per scenario', async () => {
+    await saveManualItems(store.db, orgId, [{ id: 'manual:grant', date: '2026-12-02', amount: '2500', description: 'Grant' }], NOW);
+    for (let i = 0; i < SNAPSHOTS_KEPT + 1; i++) await recomputeForecast(store.db, orgId, new Date(NOW.getTime() + 10_000 + i * 1000));
+    const [n] = await rows<{ n: number }>(store.db, sql`select count(*)::int8 as n from forecast_snapshots where org_id = ${orgId} and scenario_id = 'base'`);
+    expect(Number(n!.n)).toBe(SNAPSHOTS_KEPT);
+    for (const sc of ['base', 'best', 'worst', 'cautious']) {
+      const p = (await latestSnapshot(store.db, orgId, sc))!.payload;
+      expect(p.weeks[1]!.itemIds).toContain('manual:grant');
+    }
+  });
+
+  it('spec 9: an engineVersion 1 snapshot reads with forecastInflow 0', async () => {
+    const base = (await latestSnapshot(store.db, orgId))!.payload;
+    const v1 = { ...base, engineVersion: 1, weeks: base.weeks.map(({ guaranteedInflow: _g, forecastInflow: _f, ...w }) => w) };
+    const later = new Date(NOW.getTime() + 3_600_000);
+    await store.db.insert(s.forecastSnapshots).values({ orgId, id: 'legacy', scenarioId: 'base', engineVersion: 1, asOfDate: '2026-11-23', computedAt: later, payload: v1 });
+    const read = (await latestSnapshot(store.db, orgId))!;
+    expect(read.engineVersion).toBe(1);
+    expect(read.payload.weeks.every((w) => w.forecastInflow === '0' && !('guaranteedInflow' in w))).toBe(true);
+  });
+
+  it('cash events of the last days: payments and bank transactions, signed, with contact names; transfers excluded', async () => {
+    const events = await loadCashEvents(store.db, orgId, '2026-11-16', '2026-11-22');
+    expect(events.length).toBeGreaterThan(0);
+    const net = events.reduce((a, e) => a.plus(e.amount), new D(0));
+    const [check] = await rows<{ n: string }>(
+      store.db,
+      sql`select (coalesce((select sum(case when i.ledger_type = 'ACCREC' then p.amount else -p.amount end) from payments p
+                  join cash_items i on i.org_id = p.org_id and i.id = p.item_id where p.org_id = ${orgId} and p.date between '2026-11-16' and '2026-11-22'), 0)
+              + coalesce((select sum(case when type like 'SPEND%' then -total else total end) from bank_transactions
+                  where org_id = ${orgId} and date between '2026-11-16' and '2026-11-22'), 0))::text as n`,
+    );
+    expect(net.eq(dec(check!.n))).toBe(true);
+  });
+});
