@@ -75,3 +75,16 @@ export async function getJson(opts: ClientOptions, path: string, query: Record<s
   if (res.status >= 400 && res.status < 500) throw new CliError('bad_request', message);
   throw new CliError('server_error', message, retryAfter);
 }
+
+/**
+ * The organisation a request is for, when a path needs it (the daily brief):
+ * the explicit one, else the key's own organisation from /status (never
+ * charged). A partner key without an organisation is a validation_error.
+ */
+export async function orgOfRequest(opts: ClientOptions, how: string): Promise<string> {
+  if (opts.orgId) return opts.orgId;
+  const status = (await getJson({ ...opts, tool: opts.tool }, '/api/agent/status')) as { key?: { orgId?: string | null } } | undefined;
+  const orgId = status?.key?.orgId;
+  if (!orgId) throw new CliError('validation_error', `this key is not bound to one organisation: ${how}`);
+  return orgId;
+}

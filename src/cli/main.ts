@@ -1,64 +1,28 @@
 /**
  * `cashline`: the command-line client of the agent API. One subcommand per
- * GET endpoint; JSON on stdout (stable, for agents and jq). Base URL and key
- * from --base-url/--api-key or CASHLINE_BASE_URL/CASHLINE_API_KEY. Errors are
- * `error: <kind> - <message>` on stderr with a distinct exit code per kind
- * (docs/cli.md).
+ * entry of the endpoint catalogue (src/schemas/endpoints.ts), with one flag
+ * per query parameter of the server's own schema, checked before any
+ * request. JSON on stdout by default (stable, for agents and jq);
+ * `--format table` for people; `--chart` where the entry has a chart. Base
+ * URL and key from --base-url/--api-key or CASHLINE_BASE_URL/CASHLINE_API_KEY.
+ * Errors are `error: <kind> - <message>` on stderr with a distinct exit code
+ * per kind (docs/cli.md). `cashline mcp` serves the same catalogue as MCP
+ * tools (src/mcp/server.ts).
  */
 import { Command, CommanderError, Option } from 'commander';
-import type { z } from 'zod';
-import { CliError, getJson, type ClientOptions } from './http.js';
-import { isCalendarDate } from '../domain/calendar.js';
-import type {
-  AccountBalancesQuery,
-  ContactListQuery,
-  CreditNoteListQuery,
-  InvoiceListQuery,
-  PurchaseOrderListQuery,
-} from '../schemas/params.js';
-
-/** Query objects typed by the server's own schemas: a renamed parameter fails the build. */
-type Query<S extends z.ZodType> = { [K in keyof z.infer<S>]?: string };
-
-interface ListFlags {
-  status?: string;
-  contactId?: string;
-  dateFrom?: string;
-  dateTo?: string;
-  limit?: string;
-  cursor?: string;
-  all?: boolean;
-  totals?: boolean;
-  lines?: boolean;
-  type?: string;
-  sort?: string;
-  date?: string;
-}
-
-function checkDate(flag: string, v: string | undefined): string | undefined {
-  if (v !== undefined && !isCalendarDate(v)) throw new CliError('validation_error', `${flag} must be a real date YYYY-MM-DD, got '${v}'`);
-  return v;
-}
-
-function checkLimit(v: string | undefined): string | undefined {
-  if (v !== undefined && !/^[1-9]\d*$/.test(v)) throw new CliError('validation_error', `--limit must be a whole number of at least 1, got '${v}'`);
-  return v;
-}
-
-const flag = (b: boolean | undefined) => (b ? 'true' : undefined);
-
-function itemQuery(f: ListFlags): Query<typeof CreditNoteListQuery> {
-  return {
-    status: f.status,
-    contactId: f.contactId,
-    dateFrom: checkDate('--date-from', f.dateFrom),
-    dateTo: checkDate('--date-to', f.dateTo),
-    limit: checkLimit(f.limit),
-    cursor: f.cursor,
-    autoPaginate: flag(f.all),
-    totals: flag(f.totals),
-  };
-}
+import { CliError, getJson, orgOfRequest, type ClientOptions } from './http.js';
+import { numericFields, renderTable } from './format.js';
+import {
+  ENDPOINTS,
+  PARAM_RULES,
+  ParamError,
+  checkParam,
+  flagOf,
+  pathOf,
+  type Endpoint,
+  type ParamName,
+  type ParamRule,
+} from '../schemas/endpoints.js';
 
 export interface CliIo {
   stdout: (t: string) => void;
@@ -70,120 +34,106 @@ interface GlobalFlags {
   baseUrl?: string;
   apiKey?: string;
   org?: string;
+  format?: string;
 }
 
-function clientOptions(flags: GlobalFlags, env: NodeJS.ProcessEnv, subcommand: string): ClientOptions {
-  const baseUrl = flags.baseUrl ?? env.CASHLINE_BASE_URL ?? 'http://127.0.0.1:8787';
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
+
+export function clientOptions(flags: GlobalFlags, env: NodeJS.ProcessEnv, tool: string): ClientOptions {
+  const baseUrl = flags.baseUrl ?? env.CASHLINE_BASE_URL ?? DEFAULT_BASE_URL;
   const apiKey = flags.apiKey ?? env.CASHLINE_API_KEY;
   if (!apiKey) throw new CliError('validation_error', 'an API key is needed: --api-key or CASHLINE_API_KEY');
   if (!/^https?:\/\//.test(baseUrl)) throw new CliError('validation_error', `--base-url must be an http(s) URL, got '${baseUrl}'`);
-  return { baseUrl, apiKey, orgId: flags.org, tool: `service.cli_${subcommand.replace(/-/g, '_')}` };
+  return { baseUrl, apiKey, orgId: flags.org ?? env.CASHLINE_ORG_ID, tool };
 }
 
-export function buildCli(io: CliIo): Command {
+/** The query of a subcommand from its parsed flags; every value checked (validation_error before any request). */
+export function queryFromFlags(e: Endpoint, flags: Record<string, unknown>): Record<string, string | undefined> {
+  const query: Record<string, string | undefined> = {};
+  for (const param of Object.keys(e.query?.shape ?? {}) as ParamName[]) {
+    const rule: ParamRule = PARAM_RULES[param];
+    const flag = flagOf(param);
+    const value = flags[camel(flag)];
+    if (value === undefined) continue;
+    try {
+      query[param] = rule.kind === 'boolean' ? (value === true ? 'true' : undefined) : checkParam(param, `--${flag}`, String(value));
+    } catch (err) {
+      if (err instanceof ParamError) throw new CliError('validation_error', err.message);
+      throw err;
+    }
+  }
+  return query;
+}
+
+const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+const PLACEHOLDER: Record<ParamRule['kind'], string> = { string: 'value', list: 'list', date: 'date', boolean: '', int: 'n', enum: 'value' };
+
+function flagHelp(rule: ParamRule): string {
+  return rule.kind === 'enum' ? `${rule.help}: ${rule.values.join(', ')}` : rule.help;
+}
+
+export function buildCli(io: CliIo, catalogue: readonly Endpoint[] = ENDPOINTS): Command {
   const program = new Command('cashline')
-    .description('Read a business\'s cash position, forecast, receivables and payables from a Cashline service.')
-    .option('--base-url <url>', 'service base URL (CASHLINE_BASE_URL)')
+    .description("Read a business's cash position, forecast, receivables and payables from a Cashline service.")
+    .option('--base-url <url>', `service base URL (CASHLINE_BASE_URL, default ${DEFAULT_BASE_URL})`)
     .option('--api-key <key>', 'API key (CASHLINE_API_KEY)')
-    .option('--org <id>', 'organisation id (partner keys)')
+    .option('--org <id>', 'organisation id, for partner keys (CASHLINE_ORG_ID)')
+    .addOption(new Option('--format <format>', 'output: json (default, stable) or table (for people)').choices(['json', 'table']))
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (s, write) => write(s.replace(/^error: /, 'error: validation_error - ')) })
     .exitOverride();
 
-  const endpoint = (name: string, path: string, description: string) =>
-    program
-      .command(name)
-      .description(description)
-      .action(async () => {
-        const opts = clientOptions(program.opts<GlobalFlags>(), io.env, name);
-        const body = await getJson(opts, path);
-        io.stdout(`${JSON.stringify(body, null, 2)}\n`);
-      });
-
-  endpoint('status', '/api/agent/status', 'subscription, usage and key status (never charged)');
-  endpoint('orgs', '/api/agent/orgs', 'organisations this key reaches');
-  endpoint('bank-accounts', '/api/agent/bank-accounts', 'bank accounts with reconciled and statement balances');
-
-  const run = async (name: string, path: string, query: Record<string, string | undefined>) => {
-    const opts = clientOptions(program.opts<GlobalFlags>(), io.env, name);
-    io.stdout(`${JSON.stringify(await getJson(opts, path, query), null, 2)}\n`);
-  };
-  const itemFlags = (cmd: Command) =>
-    cmd
-      .option('--status <list>', 'comma-separated statuses (OR)')
-      .option('--contact-id <id>', 'ledger contact id')
-      .option('--date-from <date>', 'from this issue date, YYYY-MM-DD')
-      .option('--date-to <date>', 'to this issue date, YYYY-MM-DD (inclusive)')
-      .option('--limit <n>', 'rows per page (capped at 200)')
-      .option('--cursor <cursor>', 'nextCursor of the previous page')
-      .option('--all', 'the whole matched set in one response (autoPaginate, up to 5,000 rows)')
-      .option('--totals', 'add totals over the whole filtered set');
-
-  for (const [name, path, what] of [
-    ['invoices', '/api/agent/invoices', 'receivable invoices'],
-    ['bills', '/api/agent/bills', 'payable bills'],
-  ] as const) {
-    itemFlags(program.command(name).description(what))
-      .option('--lines', 'include each item\'s lines')
-      .action(async (f: ListFlags) => {
-        const q: Query<typeof InvoiceListQuery> = { ...itemQuery(f), lines: flag(f.lines) };
-        await run(name, path, q);
-      });
-  }
-  itemFlags(program.command('credit-notes').description('receivable credit notes')).action(async (f: ListFlags) => {
-    const q: Query<typeof CreditNoteListQuery> = itemQuery(f);
-    await run('credit-notes', '/api/agent/credit-notes', q);
-  });
-  itemFlags(program.command('purchase-orders').description('purchase orders (status matches verbatim)')).action(async (f: ListFlags) => {
-    const q: Query<typeof PurchaseOrderListQuery> = itemQuery(f);
-    await run('purchase-orders', '/api/agent/purchase-orders', q);
-  });
-  program
-    .command('contacts')
-    .description('contacts')
-    .addOption(new Option('--type <type>', 'customer, supplier or both').choices(['customer', 'supplier', 'both']))
-    .addOption(new Option('--sort <order>', 'order').choices(['recent_desc', 'revenue_desc', 'spend_desc']))
-    .option('--limit <n>', 'rows per page (capped at 200)')
-    .option('--cursor <cursor>', 'nextCursor of the previous page')
-    .option('--all', 'every matching contact in one response (up to 5,000)')
-    .option('--totals', 'add counts by type')
-    .action(async (f: ListFlags) => {
-      const q: Query<typeof ContactListQuery> = {
-        type: f.type,
-        sort: f.sort,
-        limit: checkLimit(f.limit),
-        cursor: f.cursor,
-        autoPaginate: flag(f.all),
-        totals: flag(f.totals),
-      };
-      await run('contacts', '/api/agent/contacts', q);
+  for (const e of catalogue) {
+    const cmd = program.command(e.name).description(e.summary);
+    if (e.id) cmd.argument(e.id.defaultsToOrg ? '[id]' : '<id>', e.id.description);
+    for (const param of Object.keys(e.query?.shape ?? {}) as ParamName[]) {
+      const rule: ParamRule = PARAM_RULES[param];
+      const flag = flagOf(param);
+      cmd.option(rule.kind === 'boolean' ? `--${flag}` : `--${flag} <${PLACEHOLDER[rule.kind]}>`, flagHelp(rule));
+    }
+    if (e.chart) cmd.option('--chart', 'draw it in the terminal instead of printing JSON');
+    cmd.action(async (...args: unknown[]) => {
+      let id = e.id ? (args[0] as string | undefined) : undefined;
+      const flags = (e.id ? args[1] : args[0]) as Record<string, unknown>;
+      if (id !== undefined && !id.trim()) throw new CliError('validation_error', '<id> must not be empty');
+      const query = queryFromFlags(e, flags);
+      const global = program.opts<GlobalFlags>();
+      const opts = clientOptions(global, io.env, `service.cli_${e.name.replace(/-/g, '_')}`);
+      if (e.id?.defaultsToOrg && id === undefined) id = await orgOfRequest(opts, 'give the organisation id, or --org');
+      const body = await getJson(opts, pathOf(e, id), query);
+      if (flags.chart && e.chart) io.stdout(e.chart(body as never));
+      else if (global.format === 'table') io.stdout(renderTable(body, numericFields(e.response)));
+      else io.stdout(`${JSON.stringify(body, null, 2)}\n`);
     });
-  program
-    .command('account-balances')
-    .description('balance-sheet account balances as at a date')
-    .option('--date <date>', "as at this day, YYYY-MM-DD (default today in the organisation's zone)")
-    .action(async (f: ListFlags) => {
-      const q: Query<typeof AccountBalancesQuery> = { date: checkDate('--date', f.date) };
-      await run('account-balances', '/api/agent/account-balances', q);
-    });
-  for (const [name, path, what] of [
-    ['contact', '/api/agent/contacts/', 'one contact, by its ledger id'],
-    ['credit-note', '/api/agent/credit-notes/', 'one credit note, by id'],
-    ['purchase-order', '/api/agent/purchase-orders/', 'one purchase order, by id'],
-  ] as const) {
-    program
-      .command(name)
-      .description(what)
-      .argument('<id>', 'the id')
-      .action(async (id: string) => {
-        if (!id.trim()) throw new CliError('validation_error', '<id> must not be empty');
-        await run(name, `${path}${encodeURIComponent(id)}`, {});
-      });
   }
+
+  program
+    .command('mcp')
+    .description('serve the same endpoints as MCP tools: over stdio (default) or streamable HTTP')
+    .option('--http', 'streamable HTTP instead of stdio (each caller sends its own key as a bearer token)')
+    .option('--host <host>', 'HTTP listen address', '127.0.0.1')
+    .option('--port <n>', 'HTTP port (0 picks a free one)', '8788')
+    .action(async (f: { http?: boolean; host: string; port: string }) => {
+      const global = program.opts<GlobalFlags>();
+      const baseUrl = global.baseUrl ?? io.env.CASHLINE_BASE_URL ?? DEFAULT_BASE_URL;
+      if (!/^https?:\/\//.test(baseUrl)) throw new CliError('validation_error', `--base-url must be an http(s) URL, got '${baseUrl}'`);
+      const { serveStdio, serveHttp } = await import('../mcp/server.js');
+      const config = { baseUrl, catalogue, apiKey: global.apiKey ?? io.env.CASHLINE_API_KEY, orgId: global.org ?? io.env.CASHLINE_ORG_ID };
+      if (!f.http) {
+        if (!config.apiKey) throw new CliError('validation_error', 'an API key is needed: --api-key or CASHLINE_API_KEY');
+        await serveStdio(config);
+        return;
+      }
+      if (!/^\d+$/.test(f.port) || Number(f.port) > 65535) throw new CliError('validation_error', `--port must be 0 to 65535, got '${f.port}'`);
+      const running = await serveHttp({ ...config, host: f.host, port: Number(f.port) });
+      io.stderr(`cashline mcp: streamable HTTP on ${running.url}\n`);
+      await running.closed;
+    });
   return program;
 }
 
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  const program = buildCli(io);
+export async function runCli(argv: string[], io: CliIo, catalogue?: readonly Endpoint[]): Promise<number> {
+  const program = buildCli(io, catalogue);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

@@ -1,0 +1,370 @@
+/**
+ * The endpoint catalogue: one entry per GET endpoint of the agent API, from
+ * which both the `cashline` subcommands (src/cli/main.ts) and the MCP tools
+ * (src/mcp/server.ts) are generated. Adding an endpoint to both clients is
+ * one entry here: its name, path, query schema (src/schemas/params.ts, the
+ * server's own), response schema, and two descriptions (a short one for
+ * people, a longer one for models).
+ *
+ * Every query parameter of every entry must have a rule in PARAM_RULES (the
+ * flag name, how a value is checked before any request, and its typed MCP
+ * input); a schema that gains a parameter without a rule fails the build.
+ */
+import { OpenAPIHono, z } from '@hono/zod-openapi';
+import { isCalendarDate } from '../domain/calendar.js';
+import { AUTO_PAGINATE_CAP, CONTACT_SORTS, CONTACT_TYPES, MAX_PAGE_LIMIT, TOTALS_CAP } from '../domain/list-params.js';
+import {
+  AccountBalancesQuery,
+  ContactListQuery,
+  CreditNoteListQuery,
+  IdParam,
+  InvoiceListQuery,
+  PurchaseOrderListQuery,
+} from './params.js';
+import {
+  AccountBalancesResponse,
+  BankAccountsResponse,
+  BillsResponse,
+  ContactDrillResponse,
+  ContactsListResponse,
+  CreditNoteDrillResponse,
+  CreditNotesResponse,
+  InvoicesResponse,
+  PurchaseOrderDrillResponse,
+  PurchaseOrdersResponse,
+} from './ledger.js';
+import { OrgsResponse } from './orgs.js';
+import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse } from './forecast.js';
+import {
+  CohortRetentionResponse,
+  CohortSummaryResponse,
+  ContactsSummaryQuery,
+  ContactsSummaryResponse,
+  ExpensesSummaryResponse,
+  RetentionQuery,
+  RevenueSummaryResponse,
+  SummaryQuery,
+} from './analytics.js';
+import { forecastChart } from '../cli/chart.js';
+import { StatusResponse } from './status.js';
+
+// ---------------------------------------------------------------------------
+// Parameter rules
+// ---------------------------------------------------------------------------
+
+export type ParamRule =
+  | { kind: 'string'; help: string; flag?: string }
+  /** Comma-separated values (the server ignores unknown ones). */
+  | { kind: 'list'; help: string; flag?: string }
+  /** A real calendar date, YYYY-MM-DD. */
+  | { kind: 'date'; help: string; flag?: string }
+  /** A switch: sent as `true` when given. */
+  | { kind: 'boolean'; help: string; flag?: string }
+  | { kind: 'int'; help: string; min: number; max?: number; flag?: string }
+  | { kind: 'enum'; help: string; values: readonly [string, ...string[]]; flag?: string };
+
+/**
+ * Every query parameter any endpoint takes, by its query name. The bounds are
+ * spec 8 and decisions.md (top-n 1-100, periods 1-24, weeks 1-13); the
+ * parameters of endpoints not yet served are here already so that adding
+ * those endpoints is one catalogue entry.
+ */
+export const PARAM_RULES = {
+  status: { kind: 'list', help: 'comma-separated statuses (OR)' },
+  contactId: { kind: 'string', help: 'ledger contact id' },
+  dateFrom: { kind: 'date', help: 'from this date, YYYY-MM-DD (inclusive)' },
+  dateTo: { kind: 'date', help: 'to this date, YYYY-MM-DD (inclusive)' },
+  date: { kind: 'date', help: "as at this day, YYYY-MM-DD (default today in the organisation's zone)" },
+  cursor: { kind: 'string', help: 'nextCursor of the previous page' },
+  limit: { kind: 'int', min: 1, help: `rows per page (capped at ${MAX_PAGE_LIMIT})` },
+  autoPaginate: { kind: 'boolean', flag: 'all', help: `the whole matched set in one response (autoPaginate, up to ${AUTO_PAGINATE_CAP.toLocaleString('en')} rows)` },
+  totals: { kind: 'boolean', help: `add totals over the whole filtered set (up to ${TOTALS_CAP.toLocaleString('en')} rows)` },
+  lines: { kind: 'boolean', help: "include each item's lines" },
+  type: { kind: 'enum', values: CONTACT_TYPES, help: 'contact type (default both)' },
+  sort: { kind: 'enum', values: CONTACT_SORTS, help: 'order (default recent_desc)' },
+  scenarioId: { kind: 'string', flag: 'scenario', help: 'forecast scenario id (default the BASE scenario)' },
+  weeks: { kind: 'int', min: 1, max: 13, help: 'number of weeks, 1-13 (default 13)' },
+  topN: { kind: 'int', min: 1, max: 100, help: 'length of the top lists, 1-100 (default 10)' },
+  metric: { kind: 'enum', values: ['retention', 'customers', 'revenue'], help: 'what the cells hold (default retention)' },
+  periods: { kind: 'int', min: 1, max: 24, help: 'offset columns, 1-24 (default 12)' },
+} as const satisfies Record<string, ParamRule>;
+export type ParamName = keyof typeof PARAM_RULES;
+
+/** The command-line flag of a query parameter: its rule's flag, else the kebab-case name. */
+export const flagOf = (param: ParamName): string => {
+  const rule: ParamRule = PARAM_RULES[param];
+  return rule.flag ?? param.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+};
+
+/** A bad value, named by the caller's spelling of the parameter (a flag or a tool argument). */
+export class ParamError extends Error {}
+
+/**
+ * Checks one value (as the string it will be sent as) against its rule;
+ * returns the string to send. The server would answer these with a 400; the
+ * clients refuse them before any request (issue 7).
+ */
+export function checkParam(param: ParamName, label: string, value: string): string {
+  const rule: ParamRule = PARAM_RULES[param];
+  switch (rule.kind) {
+    case 'date':
+      if (!isCalendarDate(value)) throw new ParamError(`${label} must be a real date YYYY-MM-DD, got '${value}'`);
+      return value;
+    case 'int': {
+      const range = rule.max === undefined ? `of at least ${rule.min}` : `from ${rule.min} to ${rule.max}`;
+      if (!/^-?\d+$/.test(value) || Number(value) < rule.min || (rule.max !== undefined && Number(value) > rule.max))
+        throw new ParamError(`${label} must be a whole number ${range}, got '${value}'`);
+      return String(Number(value));
+    }
+    case 'enum':
+      if (!rule.values.includes(value)) throw new ParamError(`${label} must be one of ${rule.values.join(', ')}, got '${value}'`);
+      return value;
+    case 'boolean':
+      if (value !== 'true' && value !== 'false') throw new ParamError(`${label} must be true or false, got '${value}'`);
+      return value;
+    case 'list':
+    case 'string':
+      if (!value.trim()) throw new ParamError(`${label} must not be empty`);
+      return value;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Entries
+// ---------------------------------------------------------------------------
+
+type AnyQuery = z.ZodObject<Record<string, z.ZodType>>;
+
+export interface Endpoint {
+  /** CLI subcommand (kebab-case); the MCP tool is the snake_case of it. */
+  name: string;
+  /** Path template; `{id}` is the positional id of a drill. */
+  path: string;
+  /** The server's query schema; null when the endpoint takes no query. */
+  query: AnyQuery | null;
+  /** The server's response schema (also tells the table format which columns are money). */
+  response: z.ZodType;
+  /**
+   * Drills: the positional id. `defaultsToOrg`: the id is an organisation id
+   * (the daily brief's `/orgs/{id}/daily-brief`) and may be left out: the
+   * clients then use --org / the tool's orgId, else the key's own
+   * organisation from /status (free).
+   */
+  id?: { description: string; defaultsToOrg?: boolean };
+  /** One line for people (CLI help). */
+  summary: string;
+  /** For models (MCP tool description): when to use it, what comes back. */
+  description: string;
+  /** `--chart`: renders a response for a terminal. */
+  chart?: (body: never) => string;
+}
+
+type Checked<Q> = Q extends z.ZodObject<infer S> ? (Exclude<keyof S, ParamName> extends never ? Q : { missingRuleFor: Exclude<keyof S, ParamName> }) : never;
+
+/**
+ * An entry, type-checked: every query parameter has a rule, a drill's path
+ * has `{id}`, and the chart accepts the response's type.
+ */
+export function endpoint<Q extends AnyQuery | null, R extends z.ZodType>(e: {
+  name: string;
+  path: string;
+  query: Q extends AnyQuery ? Checked<Q> : null;
+  response: R;
+  id?: { description: string; defaultsToOrg?: boolean };
+  summary: string;
+  description: string;
+  chart?: (body: z.infer<R>) => string;
+}): Endpoint {
+  if (e.id && !e.path.includes('{id}')) throw new Error(`${e.name}: a drill's path needs {id}`);
+  return e as unknown as Endpoint;
+}
+
+/** What the server's OpenAPI document says of a request's parameters (name to description and enum). */
+export interface ParamDoc {
+  description?: string;
+  enum?: unknown[];
+}
+const docs = new WeakMap<object, Record<string, ParamDoc>>();
+function requestDocs(request: { query?: AnyQuery; params?: AnyQuery }): Record<string, ParamDoc> {
+  const key = request.query ?? request.params!;
+  const cached = docs.get(key);
+  if (cached) return cached;
+  // The OpenAPI generator of @hono/zod-openapi reads the .openapi() metadata of the server's schemas.
+  const app = new OpenAPIHono();
+  app.openAPIRegistry.registerPath({ method: 'get', path: '/p/{id}', request, responses: { 200: { description: 'OK' } } });
+  const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'params', version: '1' } });
+  const parameters = (doc.paths?.['/p/{id}']?.get?.parameters ?? []) as { name: string; description?: string; schema?: { enum?: unknown[] } }[];
+  const out: Record<string, ParamDoc> = {};
+  for (const p of parameters) out[p.name] = { ...(p.description ? { description: p.description } : {}), ...(p.schema?.enum ? { enum: p.schema.enum } : {}) };
+  docs.set(key, out);
+  return out;
+}
+
+/** The server schema's documentation of a query's parameters. */
+export const queryDocs = (query: AnyQuery): Record<string, ParamDoc> => requestDocs({ query });
+
+const ID_DESCRIPTION = requestDocs({ params: IdParam }).id?.description ?? 'Ledger id.';
+
+const COMMON = [
+  'Amounts are canonical decimal strings (e.g. "1234.5"), never numbers: do arithmetic on them as decimals, not floats.',
+  'If the response has ledgerAlert, always tell the user (the ledger connection needs attention and the data may be stale); billingAlert likewise concerns their subscription.',
+  'redactedItemCount counts rows hidden or renamed because the key lacks READ_SENSITIVE.',
+].join(' ');
+const PAGING =
+  'Paging: a page has nextCursor; pass it back as cursor (same filters) until it is null. Sums of a page are not totals: ask for totals=true (computed over the whole filtered set) or autoPaginate=true (the whole set in one response, up to 5,000 rows, truncated=true when cut). totalCount counts all matches.';
+
+export const ENDPOINTS: readonly Endpoint[] = [
+  endpoint({
+    name: 'status',
+    path: '/api/agent/status',
+    query: null,
+    response: StatusResponse,
+    summary: 'subscription, usage and key status (never charged)',
+    description: `Subscription, remaining query credits (usage.remaining, nextCreditInMinutes), and this key's scopes and organisation. Free: never uses a credit, so call it first to check the key or when another tool says quota_exhausted. ${COMMON}`,
+  }),
+  endpoint({
+    name: 'orgs',
+    path: '/api/agent/orgs',
+    query: null,
+    response: OrgsResponse,
+    summary: 'organisations this key reaches',
+    description:
+      'The organisations this key can read (id, name, slug) and whether it is a USER or PARTNER key. A partner (advisory) key must pass one of these ids as orgId to every other tool.',
+  }),
+  endpoint({
+    name: 'bank-accounts',
+    path: '/api/agent/bank-accounts',
+    query: null,
+    response: BankAccountsResponse,
+    summary: 'bank accounts with reconciled and statement balances',
+    description: `Active bank accounts with their reconciled balance (ledger) and statement balance (bank feed); balanceSource says which one the forecast uses. Use for "how much is in the bank". ${COMMON}`,
+  }),
+  endpoint({
+    name: 'account-balances',
+    path: '/api/agent/account-balances',
+    query: AccountBalancesQuery,
+    response: AccountBalancesResponse,
+    summary: 'balance-sheet account balances as at a date',
+    description: `Balance-sheet accounts (assets, liabilities, equity) with their balance as at the end of a date (default today), summed from the journals. Use for a balance-sheet view or a liability such as GST or loans. ${COMMON}`,
+  }),
+  endpoint({
+    name: 'invoices',
+    path: '/api/agent/invoices',
+    query: InvoiceListQuery,
+    response: InvoicesResponse,
+    summary: 'receivable invoices (money owed to the business)',
+    description: `Sales invoices (receivables), newest first, filterable by ledger status (AUTHORISED = unpaid, PAID, DRAFT, ...), contactId and issue-date range; lines=true adds line items. Use for who owes money, overdue or recent sales; credit notes are a separate tool. ${PAGING} ${COMMON}`,
+  }),
+  endpoint({
+    name: 'bills',
+    path: '/api/agent/bills',
+    query: InvoiceListQuery,
+    response: BillsResponse,
+    summary: 'payable bills (money the business owes)',
+    description: `Supplier bills (payables), newest first, with the same filters as invoices. Use for what the business owes and to whom. ${PAGING} ${COMMON}`,
+  }),
+  endpoint({
+    name: 'credit-notes',
+    path: '/api/agent/credit-notes',
+    query: CreditNoteListQuery,
+    response: CreditNotesResponse,
+    summary: 'receivable credit notes',
+    description: `Credit notes given to customers, with remaining and allocated credit; same filters as invoices. A customer with no open invoice may still hold credit here. ${PAGING} ${COMMON}`,
+  }),
+  endpoint({
+    name: 'credit-note',
+    path: '/api/agent/credit-notes/{id}',
+    query: null,
+    response: CreditNoteDrillResponse,
+    id: { description: ID_DESCRIPTION },
+    summary: 'one credit note, by id',
+    description: `One credit note with its lines and allocations to invoices. id is the id from the credit-notes tool. ${COMMON}`,
+  }),
+  endpoint({
+    name: 'purchase-orders',
+    path: '/api/agent/purchase-orders',
+    query: PurchaseOrderListQuery,
+    response: PurchaseOrdersResponse,
+    summary: 'purchase orders (status matches verbatim)',
+    description: `Purchase orders to suppliers (DRAFT, SUBMITTED, AUTHORISED, BILLED, DELETED; status filter matches verbatim). suppressedReason non-null means the order is matched to a bill and left out of the forecast. ${PAGING} ${COMMON}`,
+  }),
+  endpoint({
+    name: 'purchase-order',
+    path: '/api/agent/purchase-orders/{id}',
+    query: null,
+    response: PurchaseOrderDrillResponse,
+    id: { description: ID_DESCRIPTION },
+    summary: 'one purchase order, by id',
+    description: `One purchase order with its lines. id is the id from the purchase-orders tool. ${COMMON}`,
+  }),
+  endpoint({
+    name: 'contacts',
+    path: '/api/agent/contacts',
+    query: ContactListQuery,
+    response: ContactsListResponse,
+    summary: 'customers and suppliers',
+    description: `Contacts (customers and suppliers) with lifetime value; type filters customers or suppliers; sort=revenue_desc ranks the page by lifetime value. Use to find a contact's id, then the contact tool for detail. totals=true gives counts by type. ${PAGING} ${COMMON}`,
+  }),
+  endpoint({
+    name: 'contact',
+    path: '/api/agent/contacts/{id}',
+    query: null,
+    response: ContactDrillResponse,
+    id: { description: 'Ledger contact id (the id from the contacts tool, or contactId on an invoice or bill).' },
+    summary: 'one contact, by its ledger id',
+    description: `One customer or supplier in depth: revenue (trailing 12 months, all time), lifetime value, payment cadence and median delay, ABC class, available credit, last invoice and bill, up to 50 recent paid invoices. Use for "tell me about this customer". ${COMMON}`,
+  }),
+  endpoint({
+    name: 'cash-position', path: '/api/agent/cash-position', query: null, response: CashPositionResponse,
+    summary: 'cash on hand the forecast starts from, per bank account',
+    description: `Cash on hand now: effectiveStartingCash (what the forecast starts from, after any operator override and adjustment) and ledgerReconciledTotal (the plain sum of reconciled bank balances; a difference means drift), with a per-account breakdown. Use for "how much cash do we have". ${COMMON}`,
+  }),
+  endpoint({
+    name: 'forecast', path: '/api/agent/forecast', query: ForecastQuery, response: ForecastResponse, chart: forecastChart,
+    summary: '13-week rolling cash forecast (--chart draws it)',
+    description: `The 13-week rolling cash forecast of a scenario (default BASE; scenarioId picks another; weeks returns fewer weeks): per week opening, inflow, outflow, net and closing cash; endingCash, minClosingCash and its week (minClosingCashWeekIndex, 0-based) answer runway questions. Use for "will we run out of cash" or "what does next quarter look like". Pass notesForAgent on when relevant. ${COMMON}`,
+  }),
+  endpoint({
+    name: 'daily-summary', path: '/api/agent/daily-summary', query: null, response: DailySummaryResponse,
+    summary: 'how the business is going today, in one call',
+    description: `One call for "how is the business going today": cash today, the last 7 days' net flow with the top 5 inflows and outflows, receivables ageing (current, 30, 60, 90+ days), the 13-week outlook (ending cash, lowest point, break-even date), pending anomalies, a ready prose narrative and notesForAgent. Prefer it as the first call for a general question. ${COMMON}`,
+  }),
+  endpoint({
+    name: 'revenue', path: '/api/agent/revenue/summary', query: SummaryQuery, response: RevenueSummaryResponse,
+    summary: 'receivables summary: paid revenue by month and status, top customers',
+    description: `Sales over a date range (default: financial year to date): grandTotal of PAID (ex-tax, cash basis), byStatus (AUTHORISED is gross outstanding), byMonth in the organisation's time zone, the topN customers, and a trailing gross profit. Use for revenue trends and best customers. ${COMMON}`,
+  }),
+  endpoint({
+    name: 'expenses', path: '/api/agent/expenses/summary', query: SummaryQuery, response: ExpensesSummaryResponse,
+    summary: 'payables summary: paid spend by month and status, top suppliers',
+    description: `Spending over a date range (default: financial year to date), the mirror of revenue: PAID ex-tax, AUTHORISED gross outstanding, byMonth, the topN suppliers. Use for cost trends and biggest suppliers. ${COMMON}`,
+  }),
+  endpoint({
+    name: 'contacts-summary', path: '/api/agent/contacts/summary', query: ContactsSummaryQuery, response: ContactsSummaryResponse,
+    summary: 'customer and supplier counts, ABC classes, top by revenue and spend',
+    description: `Counts of contacts by type and ABC class, the topN customers by lifetime value and the topN suppliers by spend. Use for concentration questions ("how dependent are we on our biggest customers"). ${COMMON}`,
+  }),
+  endpoint({
+    name: 'cohorts', path: '/api/agent/cohorts/summary', query: null, response: CohortSummaryResponse,
+    summary: 'customer cohort KPIs and the best cohorts',
+    description: `Customer acquisition and retention KPIs (new customers, repeat-order rate, average revenue per customer, 90-day retention) comparing the latest 6 months with the 6 before (delta with deltaKind pct or rate), and the best 3 cohorts. KPI values here are JSON numbers (fractions or counts), not money strings. ${COMMON}`,
+  }),
+  endpoint({
+    name: 'retention', path: '/api/agent/cohorts/retention', query: RetentionQuery, response: CohortRetentionResponse,
+    summary: 'cohort retention grid by acquisition month',
+    description: `A cohort grid: one row per acquisition month, columns M0..M(periods-1); metric retention (fractions), customers (counts) or revenue (decimal strings); null means the month has not elapsed yet (not zero). ${COMMON}`,
+  }),
+];
+
+/** MCP tool name of an entry: snake_case (X-Service-Tool allows [a-z_] only). */
+export const toolName = (e: Endpoint): string => e.name.replace(/-/g, '_');
+
+/** The description the server's schema gives a query parameter (its OpenAPI metadata). */
+export function paramDescription(query: AnyQuery, param: string): string | undefined {
+  return queryDocs(query)[param]?.description;
+}
+
+/** Fills a path template. */
+export function pathOf(e: Endpoint, id?: string): string {
+  return id === undefined ? e.path : e.path.replace('{id}', encodeURIComponent(id));
+}

@@ -1,0 +1,215 @@
+/**
+ * The pure parts of the clients: the endpoint catalogue (one entry per
+ * endpoint, every parameter with a rule), the parameter checks, the table
+ * format and the forecast chart (spec 2.3 ForecastResponse fixture).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from '@hono/zod-openapi';
+import { ENDPOINTS, PARAM_RULES, ParamError, checkParam, endpoint, flagOf, queryDocs, toolName, type ParamName } from '../src/schemas/endpoints.js';
+import { numericFields, renderTable } from '../src/cli/format.js';
+import { forecastChart, groupThousands, type ForecastChartInput } from '../src/cli/chart.js';
+import { ContactDrillResponse, InvoicesResponse } from '../src/schemas/ledger.js';
+import { StatusResponse } from '../src/schemas/status.js';
+
+const forecast = JSON.parse(readFileSync(resolve(import.meta.dirname, 'fixtures', 'forecast-response.json'), 'utf8')) as ForecastChartInput & {
+  weeks: { weekStart: string; closing: string }[];
+};
+
+describe('endpoint catalogue', () => {
+  it('has one entry per endpoint served today, with X-Service-Tool-safe tool names (spec 5.6) and distinct flags', () => {
+    expect(ENDPOINTS.map((e) => e.name)).toEqual([
+      'status', 'orgs', 'bank-accounts', 'account-balances', 'invoices', 'bills', 'credit-notes',
+      'credit-note', 'purchase-orders', 'purchase-order', 'contacts', 'contact',
+      'cash-position', 'forecast', 'daily-summary', 'revenue', 'expenses', 'contacts-summary', 'cohorts', 'retention',
+    ]);
+    for (const e of ENDPOINTS) {
+      expect(`service.${toolName(e)}`).toMatch(/^service\.[a-z_]+$/);
+      expect(`service.cli_${toolName(e)}`).toMatch(/^service\.[a-z_]+$/);
+      expect(e.path.startsWith('/api/agent/')).toBe(true);
+      expect(Boolean(e.id)).toBe(e.path.includes('{id}'));
+      const params = Object.keys(e.query?.shape ?? {});
+      for (const p of params) expect(PARAM_RULES).toHaveProperty(p);
+      const flags = params.map((p) => flagOf(p as ParamName));
+      expect(new Set(flags).size).toBe(flags.length);
+      expect(e.description.length).toBeGreaterThan(80);
+    }
+    expect(flagOf('autoPaginate')).toBe('all');
+    expect(flagOf('contactId')).toBe('contact-id');
+    expect(flagOf('topN')).toBe('top-n');
+    expect(flagOf('scenarioId')).toBe('scenario');
+  });
+
+  it('enum rules agree with the enum the server schema documents', () => {
+    for (const e of ENDPOINTS)
+      for (const p of Object.keys(e.query?.shape ?? {})) {
+        const rule = PARAM_RULES[p as ParamName];
+        const documented = queryDocs(e.query!)[p]?.enum;
+        expect(queryDocs(e.query!)[p]?.description, `${e.name} ${p}`).toBeTruthy();
+        if (rule.kind === 'enum') expect(documented).toEqual([...rule.values]);
+        if (rule.kind === 'boolean') expect(documented).toEqual(['true', 'false']);
+      }
+  });
+
+  it('a query parameter without a rule fails the build', () => {
+    const make = () =>
+      endpoint({
+        name: 'x',
+        path: '/api/agent/x',
+        // @ts-expect-error `bogus` has no entry in PARAM_RULES
+        query: z.object({ bogus: z.string().optional() }),
+        response: z.object({}),
+        summary: 'x',
+        description: 'x',
+      });
+    expect(make).not.toThrow();
+    expect(() =>
+      endpoint({ name: 'y', path: '/api/agent/y', query: null, response: z.object({}), id: { description: 'id' }, summary: 'y', description: 'y' }),
+    ).toThrow(/\{id\}/);
+  });
+
+  it('checks values as issue 7 asks: real dates, limit >= 1, top-n 1-100, periods 1-24, weeks 1-13, enums', () => {
+    expect(checkParam('dateFrom', '--date-from', '2024-02-29')).toBe('2024-02-29');
+    expect(() => checkParam('dateFrom', '--date-from', '2023-02-29')).toThrow(ParamError);
+    expect(() => checkParam('dateTo', '--date-to', '2026-1-5')).toThrow(/--date-to must be a real date YYYY-MM-DD/);
+    expect(checkParam('limit', '--limit', '500')).toBe('500'); // the server caps it
+    expect(() => checkParam('limit', '--limit', '0')).toThrow("--limit must be a whole number of at least 1, got '0'");
+    expect(() => checkParam('limit', '--limit', '2.5')).toThrow(ParamError);
+    expect(checkParam('topN', '--top-n', '100')).toBe('100');
+    expect(() => checkParam('topN', '--top-n', '101')).toThrow(/--top-n must be a whole number from 1 to 100, got '101'/);
+    expect(() => checkParam('periods', 'periods', '25')).toThrow(/1 to 24/);
+    expect(() => checkParam('weeks', '--weeks', '14')).toThrow(/1 to 13/);
+    expect(() => checkParam('metric', '--metric', 'ltv')).toThrow(/retention, customers, revenue/);
+    expect(() => checkParam('type', '--type', 'robots')).toThrow(ParamError);
+    expect(() => checkParam('cursor', '--cursor', ' ')).toThrow(/must not be empty/);
+  });
+});
+
+describe('--format table', () => {
+  const invoices = {
+    invoices: [
+      { id: 'c', invoiceNumber: 'INV-3', amount: '300.25', currency: 'AUD', expectedDate: '2026-11-01T00:00:00.000Z', actualDate: null, status: 'FORECAST', ledgerStatus: 'AUTHORISED', contactName: 'Acme' },
+      { id: 'a', invoiceNumber: 'INV-1', amount: '100.5', currency: 'AUD', expectedDate: '2026-10-01T00:00:00.000Z', actualDate: '2026-10-03T04:00:00.000Z', status: 'ACTUAL', ledgerStatus: 'PAID', contactName: 'Bob' },
+      { id: 'b', invoiceNumber: 'INV-2', amount: '12000', currency: 'AUD', expectedDate: '2026-10-01T00:00:00.000Z', actualDate: null, status: 'FORECAST', ledgerStatus: 'AUTHORISED', contactName: null },
+    ],
+    nextCursor: null,
+    totalCount: 3,
+    redactedItemCount: 0,
+    totals: { byStatus: { PAID: { count: 1, amount: '100.5' }, AUTHORISED: { count: 2, amount: '12300.25' } }, grandTotal: { count: 3, amount: '12400.75' }, currency: 'AUD' },
+  };
+
+  it('knows the money fields from the response schema', () => {
+    const inv = numericFields(InvoicesResponse);
+    expect([...inv.money]).toEqual(expect.arrayContaining(['amount', 'lineAmount']));
+    expect(inv.money.has('invoiceNumber')).toBe(false);
+    expect(inv.numbers.has('totalCount')).toBe(true);
+    const contact = numericFields(ContactDrillResponse);
+    expect([...contact.money]).toEqual(expect.arrayContaining(['availableCredit', 'revenueAllTime', 'amount', 'amountDue']));
+    expect(numericFields(StatusResponse).numbers.has('remaining')).toBe(true);
+  });
+
+  it('aligns columns, right-aligns money with the decimal points lined up, and keeps values exact', () => {
+    const out = renderTable(invoices, numericFields(InvoicesResponse));
+    const lines = out.split('\n');
+    const head = lines.findIndex((l) => l.startsWith('id '));
+    expect(lines[head - 1]).toBe('invoices (3)');
+    const table = lines.slice(head, head + 5);
+    expect(table[1]).toMatch(/^-+( +-+)+$/);
+    // Every column starts at the same offset on every row.
+    const col = (name: string) => table[0]!.indexOf(name);
+    expect(table.slice(2).map((l) => l.slice(col('currency'), col('currency') + 3))).toEqual(['AUD', 'AUD', 'AUD']);
+    // Money: right-aligned (ends at the header's end), padded to 2 fraction digits.
+    const amountEnd = col('amount') + 'amount'.length;
+    const amounts = table.slice(2).map((l) => l.slice(0, amountEnd).trimEnd().split(/\s+/).pop());
+    expect(amounts).toEqual(['300.25', '100.50', '12000.00']);
+    for (const l of table.slice(2)) expect(l[amountEnd - 1]).toMatch(/\d/);
+    expect(new Set(table.slice(2).map((l) => l.indexOf('.'))).size).toBe(1);
+    // Midnight-UTC instants show as dates; other instants stay whole.
+    expect(table[2]).toContain('2026-11-01 ');
+    expect(table[3]).toContain('2026-10-03T04:00:00.000Z');
+    // A map of buckets is a table keyed by its keys.
+    expect(out).toMatch(/totals\.byStatus\nkey +count +amount\n-+ +-+ +-+\nPAID +1 +100\.50\nAUTHORISED +2 +12300\.25/);
+    expect(out).toMatch(/totals\.grandTotal\ncount +3\namount +12400\.75/);
+  });
+
+  it('renders drills as sections with their nested lists, and alerts first', () => {
+    const out = renderTable(
+      {
+        contact: {
+          id: 'x', name: 'Acme', revenueAllTime: '1234.5', availableCredit: '0', cadence: 'MONTHLY',
+          recentPaidInvoices: [{ id: 'i', amount: '5', daysLate: -2 }, { id: 'j', amount: '15.25', daysLate: 12 }],
+        },
+        redactedItemCount: 0,
+        ledgerAlert: { severity: 'critical', kind: 'reconnect_required', message: 'Reconnect Xero', lastSuccessfulSync: null, cta: { label: 'Reconnect', url: 'https://example.test' } },
+      },
+      numericFields(ContactDrillResponse),
+    );
+    const lines = out.split('\n');
+    expect(lines[0]).toBe('LEDGER ALERT [critical] reconnect_required: Reconnect Xero (last successful sync: never) -> Reconnect: https://example.test');
+    expect(out).toContain('\ncontact\nid               x\nname             Acme\nrevenueAllTime   1234.50\navailableCredit        0\ncadence          MONTHLY\n');
+    expect(out).toMatch(/contact\.recentPaidInvoices \(2\)\nid +amount +daysLate\n[- ]+\ni +5\.00 +-2\nj +15\.25 +12/);
+  });
+
+  it('without a schema, decimal-string columns count as money', () => {
+    const out = renderTable({ rows: [{ code: '200', balance: '1.5' }, { code: '3000', balance: '-20' }] });
+    expect(out).toContain('code  balance\n----  -------\n200      1.50\n3000   -20.00\n');
+  });
+});
+
+describe('forecast chart', () => {
+  const bars = (out: string) => out.split('\n').filter((l) => /^\s?\d+  \d{4}-\d{2}-\d{2}/.test(l));
+
+  it('draws the 13 weeks of a ForecastResponse in order, one bar each, labelled with the exact closing cash', () => {
+    const out = forecastChart(forecast, { width: 48 });
+    expect(out.split('\n')[0]).toBe('Closing cash by week, 13 weeks (Base)');
+    const rows = bars(out);
+    expect(rows).toHaveLength(13);
+    rows.forEach((r, i) => {
+      expect(r.startsWith(`${String(i + 1).padStart(2)}  ${forecast.weeks[i]!.weekStart}  `)).toBe(true);
+      expect(r).toContain(groupThousands(forecast.weeks[i]!.closing));
+    });
+    expect(out).toContain(`starting 18,250.4, ending 7,050.35, lowest -1,449.9 (week 7, ${forecast.weeks[6]!.weekStart})`);
+    expect(rows[6]).toMatch(/<- lowest$/);
+    expect(rows.filter((r) => r.includes('<- lowest'))).toHaveLength(1);
+  });
+
+  it('bar lengths follow the amounts, from one zero axis; negative weeks go left of it', () => {
+    const rows = bars(forecastChart(forecast, { width: 48 }));
+    const axis = rows.map((r) => r.indexOf('|'));
+    expect(new Set(axis).size).toBe(1);
+    const pos = rows.map((r) => (r.match(/█/g) ?? []).length);
+    const neg = rows.map((r) => (r.match(/▓/g) ?? []).length);
+    const closings = forecast.weeks.map((w) => Number(w.closing));
+    // Largest positive week: the full right side (span 17,900.3 over 48 columns: 4 left, 44 right).
+    expect(pos[0]).toBe(44);
+    expect(neg[6]).toBe(4);
+    expect(neg[3]).toBe(4); // -1,349.9 is 3.6 columns
+    closings.forEach((c, i) => {
+      if (c < 0) expect(pos[i]).toBe(0);
+      else expect(neg[i]).toBe(0);
+      for (let j = 0; j < closings.length; j++)
+        if (c >= 0 && closings[j]! >= 0 && c > closings[j]!) expect(pos[i]).toBeGreaterThanOrEqual(pos[j]!);
+    });
+    // 2,950.35 over 17,900.3 of 48 columns is 7.9: 8.
+    expect(pos[7]).toBe(8);
+  });
+
+  it('all-positive weeks have no left side; flat zero weeks draw no bars; the lowest week is found when not given', () => {
+    const up = forecastChart({ startingCash: '10', endingCash: '30', weeks: [{ weekStart: '2026-01-05', closing: '10' }, { weekStart: '2026-01-12', closing: '30' }] }, { width: 30 });
+    const [a, b] = bars(up);
+    expect(a).not.toContain('|');
+    expect((a!.match(/█/g) ?? []).length).toBe(10);
+    expect((b!.match(/█/g) ?? []).length).toBe(30);
+    expect(a).toMatch(/<- lowest$/);
+    const flat = forecastChart({ startingCash: '0', endingCash: '0', weeks: [{ weekStart: '2026-01-05', closing: '0' }] });
+    expect(flat).not.toMatch(/[█▓]/);
+    expect(forecastChart({ startingCash: '0', endingCash: '0', weeks: [] })).toContain('(no weeks)');
+  });
+
+  it('groups thousands exactly', () => {
+    expect(groupThousands('1234567.891')).toBe('1,234,567.891');
+    expect(groupThousands('-1000')).toBe('-1,000');
+    expect(groupThousands('999')).toBe('999');
+  });
+});
