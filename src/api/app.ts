@@ -8,7 +8,9 @@
  *  5. `authenticate`: the one 401;
  *  6. `countBurst`: the request counts against the key's burst bucket;
  *  7. `tenancy`: the target organisation (400 org_required, 403 forbidden);
- *  8. scope: 403 insufficient_scope;
+ *  8. scope: 403 insufficient_scope; then a NUL character in any declared
+ *     parameter (path or query) is 400 bad_request naming it (no text column
+ *     can hold one, so nothing downstream ever sees it);
  *  9. `limits`: 429 rate_limited (burst), then a query credit is reserved
  *     (429 quota_exhausted), returned afterwards unless the answer is 2xx/404;
  * 10. `envelope`: subscription, quota, usage, alerts; X-Service-* headers on 2xx;
@@ -32,7 +34,7 @@ import { envelope } from './envelope.js';
 import { ApiError, badRequest, errorResponse, type ErrorBody } from './errors.js';
 import type { Limiter } from './limits.js';
 import { observe } from './observe.js';
-import { AGENT_PREFIX, ROUTE_SCOPES } from './route.js';
+import { AGENT_PREFIX, ROUTE_QUERY_PARAMS, ROUTE_SCOPES } from './route.js';
 import { registerRoutes } from './routes/index.js';
 
 export interface AppOptions {
@@ -90,7 +92,7 @@ export function createApp(opts: AppOptions): ApiApp {
     await next();
   });
   registerDocs(app); // public: answered before authentication
-  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countBurst, tenancy, checkScope, limits, envelope);
+  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countBurst, tenancy, checkScope, rejectNul, limits, envelope);
 
   registerRoutes(app);
   opts.extraRoutes?.(app);
@@ -110,3 +112,26 @@ const matchEndpoint: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 const checkScope: MiddlewareHandler<AppEnv> = (c, next) => requireScope(ROUTE_SCOPES.get(c.get('route')) ?? null)(c, next);
+
+const decodeSegment = (s: string): string => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
+
+/** 400 naming the first declared parameter (path or query) whose value holds a NUL character. */
+const rejectNul: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const template = c.get('route');
+  const actual = new URL(c.req.url).pathname.split('/');
+  template.split('/').forEach((segment, i) => {
+    if (segment.startsWith(':') && decodeSegment(actual[i] ?? '').includes('\0')) {
+      throw badRequest(segment.slice(1), 'must not contain a NUL character');
+    }
+  });
+  for (const name of ROUTE_QUERY_PARAMS.get(template) ?? []) {
+    if ((c.req.queries(name) ?? []).some((v) => v.includes('\0'))) throw badRequest(name, 'must not contain a NUL character');
+  }
+  await next();
+};

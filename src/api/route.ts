@@ -20,6 +20,9 @@ export const AGENT_PREFIX = '/api/agent';
 /** Endpoint template (Hono form, /api/agent/contacts/:id) -> required scope (null: any valid key). */
 export const ROUTE_SCOPES = new Map<string, Scope | null>();
 
+/** Endpoint template (Hono form) -> the query parameters it declares (and the shared orgId). */
+export const ROUTE_QUERY_PARAMS = new Map<string, readonly string[]>();
+
 /** Names of the shared parameter components (registered by src/api/docs.ts). */
 export const SHARED_PARAMETERS = ['XServiceOrgId', 'OrgIdQuery', 'XServiceTool'] as const;
 
@@ -30,6 +33,8 @@ export function honoPath(openapiPath: string): string {
 export function agentRoute<const R extends Omit<RouteConfig, 'method'>>(scope: Scope | null, config: R) {
   if (!config.path.startsWith(`${AGENT_PREFIX}/`)) throw new Error(`agentRoute: ${config.path} is not under ${AGENT_PREFIX}/`);
   ROUTE_SCOPES.set(honoPath(config.path), scope);
+  const query = (config.request as { query?: { shape?: Record<string, unknown> } } | undefined)?.query;
+  ROUTE_QUERY_PARAMS.set(honoPath(config.path), [...Object.keys(query?.shape ?? {}), 'orgId']);
   return createRoute({
     ...config,
     method: 'get',

@@ -31,7 +31,7 @@ export const SummaryQuery = z.object({
     .openapi({
       param: { name: 'dateFrom', in: 'query' },
       description:
-        "First day (YYYY-MM-DD, the organisation's calendar), inclusive. Default: the first day of the financial year containing dateTo (so, with neither, the current financial year to date).",
+        "First day (YYYY-MM-DD, the organisation's calendar), inclusive. Default: the first day of the financial year containing dateTo (so, with neither, the current financial year to date). Dates run from 1900-01-01 to 9998-12-31; a window spans at most 20 years.",
       format: 'date',
       example: '2026-07-01',
     }),
@@ -40,7 +40,7 @@ export const SummaryQuery = z.object({
     .optional()
     .openapi({
       param: { name: 'dateTo', in: 'query' },
-      description: "Last day (YYYY-MM-DD), inclusive to the end of that day in the organisation's time zone. Default: today there.",
+      description: "Last day (YYYY-MM-DD), inclusive to the end of that day in the organisation's time zone. Default: today there. From 1900-01-01 to 9998-12-31.",
       format: 'date',
       example: '2026-11-23',
     }),

@@ -80,10 +80,16 @@ function intParam(raw: RawQuery, name: string, min: number, max: number, dflt: n
   return n;
 }
 
+/** The dates a summary window may use (its financial years must have four-digit years). */
+export const SUMMARY_DATE_RANGE = { min: '1900-01-01', max: '9998-12-31' } as const;
+
 function dateParam(raw: RawQuery, name: string): string | undefined {
   const v = first(raw, name);
   if (v === undefined || v === '') return undefined;
   if (!isCalendarDate(v)) throw new ParamError(name, `${name} must be a calendar date YYYY-MM-DD`);
+  if (v < SUMMARY_DATE_RANGE.min || v > SUMMARY_DATE_RANGE.max) {
+    throw new ParamError(name, `${name} must be from ${SUMMARY_DATE_RANGE.min} to ${SUMMARY_DATE_RANGE.max}`);
+  }
   return v;
 }
 
@@ -102,9 +108,11 @@ export function parseSummaryParams(raw: RawQuery, today: string, fyEndDay: numbe
   const dateFrom = dateParam(raw, 'dateFrom');
   const to = dateParam(raw, 'dateTo') ?? today;
   const from = dateFrom ?? financialYearOf(to, fyEndDay, fyEndMonth).from;
-  if (from > to) throw new ParamError('dateFrom', 'dateFrom must not be after dateTo (default today)');
+  // A window problem names the bound the caller sent (dateFrom when both were).
+  const culprit = dateFrom !== undefined ? 'dateFrom' : 'dateTo';
+  if (from > to) throw new ParamError(culprit, 'dateFrom must not be after dateTo (default today)');
   if (Number(to.slice(0, 4)) - Number(from.slice(0, 4)) > MAX_WINDOW_YEARS) {
-    throw new ParamError('dateFrom', `the window may span at most ${MAX_WINDOW_YEARS} years`);
+    throw new ParamError(culprit, `the window may span at most ${MAX_WINDOW_YEARS} years`);
   }
   return { window: { from, to }, topN };
 }
