@@ -6,78 +6,62 @@
  * never a hang, and all is normal within 5 s after it resumes").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshStore, type TestStore } from './helpers/store.js';
 import { startTestApi, type TestApi } from './helpers/http.js';
 import { REDIS_TEST_URL } from './helpers/env.js';
+import { freePort, serveProcess } from './helpers/net.js';
 import { createKey, createOrg } from '../src/store/tenancy.js';
 import { RedisLimiter } from '../src/store/redis-usage.js';
 import { SCOPES } from '../src/domain/scopes.js';
 
-const BIN = resolve(import.meta.dirname, '..', 'dist', 'bin', 'cashline-server.js');
-
-function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolveServe, reject) => {
-    const child = spawn('node', [BIN, 'serve', '--port', '0'], {
-      env: { PATH: process.env.PATH!, CASHLINE_LOG_LEVEL: 'warn', CASHLINE_CURSOR_SECRET: 'shared-secret-for-both-instances', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stderr!.on('data', (d) => (err += d));
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /\{"baseUrl":"([^"]+)"\}/.exec(out);
-      if (m) resolveServe({ child, url: m[1]! });
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-    setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 60_000);
-  });
-}
-
 describe.each([
   { name: 'PostgreSQL counters', redis: false },
   { name: 'Redis counters', redis: true },
-])('two API processes sharing $name', ({ redis }) => {
+])('three API processes sharing $name (issue 8: several instances)', ({ redis }) => {
   let store: TestStore;
   const children: ChildProcess[] = [];
   let urls: string[] = [];
   let key: string;
+  let freeKey: string;
   beforeAll(async () => {
     store = await freshStore('postgres');
     const env = { DATABASE_URL: store.url!, ...(redis ? { REDIS_URL: REDIS_TEST_URL } : {}) };
-    const servers = await Promise.all([serve(env), serve(env)]);
+    const servers = await Promise.all([serveProcess(env), serveProcess(env), serveProcess(env)]);
     for (const s of servers) children.push(s.child);
     urls = servers.map((s) => s.url);
     const { orgId } = await createOrg(store.db, { name: 'Shared', plan: 'Reserve', now: new Date() });
     key = (await createKey(store.db, { orgId, scopes: [...SCOPES], now: new Date() })).key;
+    const free = await createOrg(store.db, { name: 'Shared Free', plan: 'Free', now: new Date() });
+    freeKey = (await createKey(store.db, { orgId: free.orgId, scopes: [...SCOPES], now: new Date() })).key;
   }, 90_000);
   afterAll(async () => {
     for (const c of children) c.kill('SIGTERM');
     await store?.close();
   });
 
-  it('200 concurrent requests for one key and endpoint, spread over both: exactly 60 admitted', async () => {
+  it('200 concurrent requests for one key and endpoint, spread over the three: exactly 60 admitted (burst)', async () => {
     const statuses = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        fetch(`${urls[i % 2]}/api/agent/status`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status),
+        fetch(`${urls[i % 3]}/api/agent/status`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status),
       ),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(60);
     expect(statuses.filter((s) => s === 429)).toHaveLength(140);
   });
-});
 
-async function freePort(): Promise<number> {
-  return new Promise((r) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => r(port));
-    });
+  it('200 concurrent charged requests on a Free plan over four endpoints and the three: exactly 10 admitted (credits)', async () => {
+    const paths = ['/api/agent/orgs', '/api/agent/bank-accounts', '/api/agent/invoices', '/api/agent/contacts'];
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        fetch(`${urls[i % 3]}${paths[i % 4]}`, { headers: { authorization: `Bearer ${freeKey}` } }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error?: string } })),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(10);
+    // The rest: out of credits, or over the burst cap of their endpoint (60 each): never anything else.
+    expect(answers.filter((a) => a.status !== 200).every((a) => a.status === 429 && ['quota_exhausted', 'rate_limited'].includes(a.body.error!))).toBe(true);
   });
-}
+});
 
 describe('Redis stopped mid-run (SIGSTOP)', () => {
   let redis: ChildProcess;

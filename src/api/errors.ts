@@ -88,6 +88,19 @@ export function isUnavailable(err: unknown): boolean {
 }
 
 /**
+ * The innermost cause of an error as `{code, message}`: the driver's own words
+ * ("connect ECONNREFUSED", "terminating connection due to administrator
+ * command"), never the wrapping "Failed query: <SQL> params: <values>".
+ */
+export function rootCause(err: unknown): { code?: string; message: string } {
+  let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; e?.cause && depth < 6; depth++) e = e.cause as typeof e;
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  const message = typeof e?.message === 'string' && !e.message.startsWith('Failed query') ? e.message : 'store error';
+  return { ...(code ? { code } : {}), message: message.slice(0, 200) };
+}
+
+/**
  * The response for anything thrown while answering: an ApiError as it says,
  * a store outage as 503, anything else as a 500 without details (logged with
  * the request id).
@@ -101,7 +114,7 @@ export function errorResponse(c: Context, err: unknown): Response {
   const logger = (c.get('deps') as { logger?: { warn: Function; error: Function } } | undefined)?.logger;
   const requestId = c.get('requestId') as string | undefined;
   if (isUnavailable(err)) {
-    logger?.warn({ requestId, err: { message: (err as Error)?.message } }, 'store unavailable');
+    logger?.warn({ requestId, cause: rootCause(err) }, 'store unavailable');
     c.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
     return c.json({ error: 'service_unavailable', message: 'The service is temporarily unavailable; retry shortly.' } satisfies ErrorBody, 503);
   }
