@@ -254,6 +254,27 @@ describe.each(BACKENDS)('forecast endpoints over HTTP on %s', (kind) => {
     for (const name of ['ForecastWeek', 'AgentNote', 'DailySummaryContactEvent', 'CashPositionAccount']) expect(doc.components.schemas[name]).toBeDefined();
   });
 
+  it('answers are served from the per-process answer cache: byte-identical when nothing changed, the new snapshot at once after a recompute, gated and full apart, alerts per request', async () => {
+    const first = await (await api.get('/api/agent/forecast?weeks=5', full)).text();
+    const again = await (await api.get('/api/agent/forecast?weeks=5', full)).text();
+    expect(again).toBe(first);
+    const gatedText = await (await api.get('/api/agent/forecast?weeks=5', gated)).text();
+    expect(gatedText).not.toBe(first);
+    expect(JSON.parse(gatedText).redactedItemCount).toBeGreaterThan(0);
+    expect(JSON.parse(first).redactedItemCount).toBe(0);
+    // A recompute stores a new snapshot: the next read is it, not the cached one.
+    await recomputeForecast(api.store.db, 'f1', new Date(Date.parse(JSON.parse(first).computedAt) + 60_000));
+    const after = JSON.parse(await (await api.get('/api/agent/forecast?weeks=5', full)).text());
+    expect(after.computedAt).not.toBe(JSON.parse(first).computedAt);
+    // Alerts are the request's own, never cached: a lost ledger connection shows at once on the cached answer.
+    await api.ledger('f1');
+    await api.ledger('f1', { tokenState: 'revoked' });
+    const alerted = JSON.parse(await (await api.get('/api/agent/forecast?weeks=5', full)).text());
+    expect(alerted.ledgerAlert?.kind).toBe('reconnect_required');
+    expect({ ...alerted, ledgerAlert: undefined, billingAlert: undefined }).toEqual({ ...after, ledgerAlert: undefined, billingAlert: undefined });
+    await api.ledger('f1', { tokenState: 'ok' });
+  });
+
   it('before any forecast: forecast is 404 not_found, cash position computed now (no computedAt), daily summary with a null outlook', async () => {
     const k = await key(SCOPES, 'f2');
     const f = await api.get('/api/agent/forecast', k);

@@ -9,6 +9,7 @@
  * for keys without READ_SENSITIVE; amounts are never masked. docs/forecast.md.
  */
 import type { Context } from 'hono';
+import type { z } from '@hono/zod-openapi';
 import { addDays, dateIn } from '../../domain/calendar.js';
 import { ANOMALY_FACTOR, ANOMALY_HISTORY_DAYS, ANOMALY_MIN_HISTORY, arAgeing, forecast13w, last7d } from '../../domain/forecast/daily.js';
 import type { CashPosition, ForecastPayload, ForecastWeek } from '../../domain/forecast/types.js';
@@ -28,7 +29,8 @@ import {
   countPendingAnomalies,
   latestCashPosition,
   latestOutlook,
-  latestSnapshot,
+  latestSnapshotRef,
+  snapshotPayload,
   liveCashPosition,
   loadCashEvents,
   loadOpenReceivables,
@@ -36,6 +38,7 @@ import {
   sensitiveAccountIds,
   type OrgMeta,
 } from '../../store/queries/forecast.js';
+import { AnswerCache, jsonText } from '../answer-cache.js';
 import type { ApiApp, AppEnv } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
@@ -165,6 +168,9 @@ export function shapeForecast(p: ForecastPayload, n: number, hidden: Set<string>
   };
 }
 
+/** The shaped /forecast answers of this process (src/api/answer-cache.ts). */
+const forecastAnswers = new AnswerCache();
+
 export function registerForecast(app: ApiApp): void {
   app.openapi(cashPositionRoute, async (c) => {
     const { orgId, gate } = listCaller(c);
@@ -183,17 +189,25 @@ export function registerForecast(app: ApiApp): void {
     const { orgId, gate } = listCaller(c);
     const q = parseForecastQuery(c.req.valid('query'));
     const db = c.get('deps').store.db;
-    const [snap, hidden] = await Promise.all([
-      latestSnapshot(db, orgId, q.scenarioId),
+    const [ref, hidden] = await Promise.all([
+      latestSnapshotRef(db, orgId, q.scenarioId),
       gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>()),
     ]);
-    if (!snap) {
-      if (q.scenarioId !== undefined && !(await scenarioExists(db, orgId, q.scenarioId))) {
-        throw new ApiError(404, 'not_found', `No scenario ${q.scenarioId} in this organisation.`, { parameter: 'scenarioId' });
+    // The shaped answer of a snapshot is immutable: served from the answer cache when this process has it.
+    const key = ref && `${orgId}\0${ref.id}\0${q.weeks}\0${[...hidden].sort().join(',')}`;
+    let json = key ? forecastAnswers.get(key) : undefined;
+    if (json === undefined) {
+      const snap = ref && (await snapshotPayload(db, orgId, ref));
+      if (!snap) {
+        if (q.scenarioId !== undefined && !(await scenarioExists(db, orgId, q.scenarioId))) {
+          throw new ApiError(404, 'not_found', `No scenario ${q.scenarioId} in this organisation.`, { parameter: 'scenarioId' });
+        }
+        throw new ApiError(404, 'not_found', 'No forecast has been computed for this organisation yet (cashline-server recompute computes it).');
       }
-      throw new ApiError(404, 'not_found', 'No forecast has been computed for this organisation yet (cashline-server recompute computes it).');
+      json = JSON.stringify(shapeForecast(snap.payload, q.weeks, hidden));
+      forecastAnswers.set(key!, json);
     }
-    return c.json(withAlerts(c, shapeForecast(snap.payload, q.weeks, hidden)), 200);
+    return jsonText<z.output<typeof ForecastResponse>>(c, json);
   });
 
   app.openapi(dailySummaryRoute, async (c) => {

@@ -7,7 +7,7 @@
  * (base = amount / currency_rate, Xero's convention) rounded to cents.
  */
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { type Db, rows } from '../db.js';
+import { type Db, pgTimestamp, rows } from '../db.js';
 import * as s from '../schema.js';
 import { dateIn } from '../../domain/calendar.js';
 import { addDays } from '../../domain/calendar.js';
@@ -491,32 +491,43 @@ export interface StoredSnapshot {
  * the inflow split) gets forecastInflow '0' and no guaranteedInflow (spec 9).
  */
 export async function latestSnapshot(db: Db, orgId: string, scenarioId?: string): Promise<StoredSnapshot | null> {
-  let sid = scenarioId;
-  if (sid === undefined) {
-    const [b] = await db
-      .select({ id: s.forecastScenarios.id })
-      .from(s.forecastScenarios)
-      .where(and(eq(s.forecastScenarios.orgId, orgId), eq(s.forecastScenarios.kind, 'BASE')))
-      .orderBy(s.forecastScenarios.createdAt, s.forecastScenarios.id)
-      .limit(1);
-    if (!b) return null;
-    sid = b.id;
-  }
-  const [row] = await db
-    .select()
-    .from(s.forecastSnapshots)
-    .where(and(eq(s.forecastSnapshots.orgId, orgId), eq(s.forecastSnapshots.scenarioId, sid)))
-    .orderBy(desc(s.forecastSnapshots.computedAt), desc(s.forecastSnapshots.id))
-    .limit(1);
+  const ref = await latestSnapshotRef(db, orgId, scenarioId);
+  return ref ? snapshotPayload(db, orgId, ref) : null;
+}
+
+/** A snapshot without its payload: enough to know which one is the latest (and to key a cache by its id). */
+export type SnapshotRef = Omit<StoredSnapshot, 'payload'>;
+
+/** The latest snapshot of a scenario (default: the BASE one), without reading its payload. */
+export async function latestSnapshotRef(db: Db, orgId: string, scenarioId?: string): Promise<SnapshotRef | null> {
+  const scenario =
+    scenarioId === undefined
+      ? sql`(select id from forecast_scenarios where org_id = ${orgId} and kind = 'BASE' order by created_at, id limit 1)`
+      : sql`${scenarioId}`;
+  const [row] = await rows<{ id: string; scenario_id: string; engine_version: number | string; as_of_date: string; computed_at: unknown }>(
+    db,
+    sql`select id, scenario_id, engine_version, as_of_date::text as as_of_date, computed_at from forecast_snapshots
+        where org_id = ${orgId} and scenario_id = ${scenario}
+        order by computed_at desc, id desc limit 1`,
+  );
   if (!row) return null;
   return {
     id: row.id,
-    scenarioId: row.scenarioId,
-    engineVersion: row.engineVersion,
-    asOfDate: row.asOfDate,
-    computedAt: row.computedAt,
-    payload: readPayload(row.engineVersion, row.payload, row.computedAt),
+    scenarioId: row.scenario_id,
+    engineVersion: Number(row.engine_version),
+    asOfDate: row.as_of_date,
+    computedAt: pgTimestamp(row.computed_at)!,
   };
+}
+
+/** The payload of a snapshot (read to the current shape). */
+export async function snapshotPayload(db: Db, orgId: string, ref: SnapshotRef): Promise<StoredSnapshot | null> {
+  const [row] = await db
+    .select({ payload: s.forecastSnapshots.payload })
+    .from(s.forecastSnapshots)
+    .where(and(eq(s.forecastSnapshots.orgId, orgId), eq(s.forecastSnapshots.id, ref.id)));
+  if (!row) return null; // pruned since the ref was read
+  return { ...ref, payload: readPayload(ref.engineVersion, row.payload, ref.computedAt) };
 }
 
 /** A stored payload in the current shape (engineVersion 1: no split; forecastInflow reads as 0). */

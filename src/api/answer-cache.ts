@@ -1,0 +1,62 @@
+/**
+ * Serialized answers of immutable data, per process: a forecast snapshot never
+ * changes once stored (a recompute writes a new one with a new id), so its
+ * shaped JSON for (snapshot, weeks, hidden accounts) can be kept and sent again
+ * without reading, parsing and re-serialising a payload that is megabytes for
+ * a large ledger (every week lists its itemIds, spec 2.3). Bounded by bytes,
+ * least recently used first out. Per-request fields (the envelope's alerts)
+ * are spliced in by `withAlertsJson`, never cached.
+ */
+import type { Context, TypedResponse } from 'hono';
+import type { AppEnv } from './context.js';
+import { withAlerts } from './route.js';
+
+export class AnswerCache {
+  private readonly entries = new Map<string, string>();
+  private bytes = 0;
+  constructor(private readonly maxBytes = 64 * 1024 * 1024) {}
+
+  get(key: string): string | undefined {
+    const v = this.entries.get(key);
+    if (v !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, v);
+    }
+    return v;
+  }
+
+  set(key: string, json: string): void {
+    if (json.length > this.maxBytes / 4) return; // one answer never takes most of the budget
+    const old = this.entries.get(key);
+    if (old !== undefined) {
+      this.bytes -= old.length;
+      this.entries.delete(key);
+    }
+    this.entries.set(key, json);
+    this.bytes += json.length;
+    for (const [k, v] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(k);
+      this.bytes -= v.length;
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/** `json` (an object's JSON text) with the envelope's alerts of this request added, as withAlerts does. */
+export function withAlertsJson(c: Context<AppEnv>, json: string): string {
+  const alerts = JSON.stringify(withAlerts(c, {}));
+  return alerts === '{}' ? json : `${json.slice(0, -1)},${alerts.slice(1)}`;
+}
+
+/**
+ * A 200 whose body is `json`, the JSON text of a T (a cached answer), with
+ * the request's alerts spliced in; typed as the route's JSON answer, which
+ * the test client checks against the OpenAPI document like any other.
+ */
+export function jsonText<T>(c: Context<AppEnv>, json: string): Response & TypedResponse<T, 200, 'json'> {
+  return c.body(withAlertsJson(c, json), 200, { 'Content-Type': 'application/json' }) as unknown as Response & TypedResponse<T, 200, 'json'>;
+}
