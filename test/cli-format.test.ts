@@ -22,7 +22,7 @@ describe('endpoint catalogue', () => {
     expect(ENDPOINTS.map((e) => e.name)).toEqual([
       'status', 'orgs', 'bank-accounts', 'account-balances', 'invoices', 'bills', 'credit-notes',
       'credit-note', 'purchase-orders', 'purchase-order', 'contacts', 'contact',
-      'cash-position', 'forecast', 'daily-summary', 'revenue', 'expenses', 'contacts-summary', 'cohorts', 'retention',
+      'cash-position', 'forecast', 'daily-summary', 'revenue', 'expenses', 'contacts-summary', 'cohorts', 'retention', 'brief',
     ]);
     for (const e of ENDPOINTS) {
       expect(`service.${toolName(e)}`).toMatch(/^service\.[a-z_]+$/);

@@ -47,6 +47,7 @@ import {
 } from './analytics.js';
 import { forecastChart } from '../cli/chart.js';
 import { StatusResponse } from './status.js';
+import { DailyBriefResponse } from './brief.js';
 
 // ---------------------------------------------------------------------------
 // Parameter rules
@@ -353,6 +354,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
     name: 'retention', path: '/api/agent/cohorts/retention', query: RetentionQuery, response: CohortRetentionResponse,
     summary: 'cohort retention grid by acquisition month',
     description: `A cohort grid: one row per acquisition month, columns M0..M(periods-1); metric retention (fractions), customers (counts) or revenue (decimal strings); null means the month has not elapsed yet (not zero). ${COMMON}`,
+  }),
+  endpoint({
+    name: 'brief', path: '/api/agent/orgs/{id}/daily-brief', query: null, response: DailyBriefResponse,
+    id: { description: "Organisation id (default: the key's own organisation, or --org / orgId).", defaultsToOrg: true },
+    summary: "today's three-part brief (main driver, risk, recommended action)",
+    description: `Today's brief for the organisation: mainDriver, riskSignal and recommendedAction, each a headline, a short markdown body and refs (customers, categories, forecast weeks). Regenerated once a day after 06:00 UTC (generatorTier rules or llm, same shape); not_found (no_brief_yet) before the first one. Use to open a conversation about the business. ${COMMON}`,
   }),
 ];
 
