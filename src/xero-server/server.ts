@@ -163,7 +163,7 @@ export interface XeroServer {
   revokeTokens(): void;
   /** Refresh tokens expired (60 days unused): refreshing answers invalid_grant. */
   expireRefreshTokens(): void;
-  /** Adds or changes a record, stamping UpdatedDateUTC with the server's now. */
+  /** Adds or changes a record, stamping UpdatedDateUTC with the server's now (after any stamp it holds). */
   upsert(resource: PagedResource | 'Accounts', record: Rec): void;
   close(): Promise<void>;
 }
@@ -419,7 +419,9 @@ export async function startXeroServer(opts: XeroServerOptions): Promise<XeroServ
     upsert(resource, record) {
       const list = data.records[resource];
       const idField = ID_FIELD[resource];
-      const stamped = { ...record, UpdatedDateUTC: toMsDate(new Date()) };
+      // The ledger's clock only moves forward: after every stamp it has given (demo data may be stamped later today).
+      const latest = list.reduce((m, r) => Math.max(m, typeof r.UpdatedDateUTC === 'string' ? (parseXeroTimestamp(r.UpdatedDateUTC)?.getTime() ?? 0) : 0), 0);
+      const stamped = { ...record, UpdatedDateUTC: toMsDate(new Date(Math.max(Date.now(), latest + 1000))) };
       const i = list.findIndex((r) => r[idField] === record[idField]);
       if (i >= 0) list[i] = stamped;
       else list.push(stamped);
