@@ -85,3 +85,30 @@ export async function withClaim<T>(db: Db, c: ClaimInput, fn: (heartbeat: () => 
     throw err;
   }
 }
+
+/**
+ * Runs `fn` holding a PostgreSQL session advisory lock on `key` (one
+ * dedicated connection of the pool); null when another session holds it. The
+ * server releases the lock when the holder's connection ends, so a killed
+ * process never leaves it behind (the sync's mutual exclusion: the operator's
+ * `sync` and the workers). Without a pool (the embedded store, which one
+ * process opens at a time) `fn` just runs.
+ */
+export async function withSessionLock<T>(pool: import('pg').Pool | undefined, key: string, fn: () => Promise<T>): Promise<{ value: T } | null> {
+  if (!pool) return { value: await fn() };
+  const client = await pool.connect();
+  try {
+    const r = await client.query<{ ok: boolean }>('select pg_try_advisory_lock(hashtext($1)) as ok', [key]);
+    if (!r.rows[0]?.ok) return null;
+    try {
+      return { value: await fn() };
+    } finally {
+      await client.query('select pg_advisory_unlock(hashtext($1))', [key]).catch(() => {});
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** The key of an organisation's sync lock. */
+export const syncLockKey = (orgId: string) => `cashline:sync:${orgId}`;

@@ -19,7 +19,7 @@ import type { LlmConfig } from '../domain/brief/llm.js';
 import { type NightlyResult, RUN_CLAIM_KIND, runNightlyBaselines } from './baselines.js';
 import { recomputeForecast } from './forecast.js';
 import { briefsDue, type BriefRunResult, generateDailyBrief, utcDate } from './brief.js';
-import { withClaim, workerId } from './claims.js';
+import { syncLockKey, withClaim, withSessionLock, workerId } from './claims.js';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>) => void;
 
@@ -34,6 +34,8 @@ export interface WorkerOptions {
   log?: Log;
   /** Client tuning of the sync (tests). */
   sync?: Partial<Pick<SyncOptions, 'client' | 'pageSize'>>;
+  /** The PostgreSQL pool (session locks of the sync); absent on the embedded store. */
+  pool?: import('pg').Pool;
   /** Run only these jobs (default all). */
   jobs?: readonly ('sync' | 'baselines' | 'forecast' | 'brief')[];
 }
@@ -63,11 +65,16 @@ export async function workerTick(o: WorkerOptions): Promise<TickReport> {
   if (wants('sync') && o.ledger) {
     for (const orgId of await connectionsDue(o.db, now, o.syncEveryMs)) {
       try {
-        const claimInput = { job: 'sync', orgId, slot: syncSlot(now, o.syncEveryMs), owner, leaseMs: 15 * 60_000 };
-        const r = await withClaim(o.db, claimInput, (heartbeat) =>
-          syncOrganisation(o.db, orgId, { ...o.ledger!, ...o.sync, now: () => o.clock.now(), heartbeat, log: (l, m, x) => o.log?.(l, m, x) }),
+        // The bucket's claim (lease renewed every page, taken over if this worker dies), and the
+        // organisation's sync lock, shared with the operator's `cashline-server sync`.
+        const claimInput = { job: 'sync', orgId, slot: syncSlot(now, o.syncEveryMs), owner, leaseMs: 5 * 60_000 };
+        const r = await withClaim(o.db, claimInput, async (heartbeat) =>
+          withSessionLock(o.pool, syncLockKey(orgId), () =>
+            syncOrganisation(o.db, orgId, { ...o.ledger!, ...o.sync, now: () => o.clock.now(), heartbeat, log: (l, m, x) => o.log?.(l, m, x) }),
+          ),
         );
-        if (r) report.syncs.push({ orgId, outcome: r.value.outcome, ...(r.value.error ? { error: r.value.error } : {}) });
+        const run = r?.value?.value;
+        if (run) report.syncs.push({ orgId, outcome: run.outcome, ...(run.error ? { error: run.error } : {}) });
       } catch (err) {
         failed('sync', orgId, err);
       }

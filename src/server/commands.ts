@@ -1,6 +1,6 @@
 /** Subcommands of `cashline-server` that run the ledger and the service. */
 import type { Command } from 'commander';
-import { action, type CommandContext, type Io, KEEP_RUNNING, OperatorError } from './cli.js';
+import { action, type CommandContext, intArg, type Io, KEEP_RUNNING, OperatorError } from './cli.js';
 import { closeOnSignals, startServer } from '../api/server.js';
 import { createLogger } from '../log.js';
 import { RedisLimiter } from '../store/redis-usage.js';
@@ -12,7 +12,7 @@ import { recomputeBaselines } from '../jobs/baselines.js';
 import { recomputeForecast } from '../jobs/forecast.js';
 import { generateDailyBrief } from '../jobs/brief.js';
 import { startWorkerLoop } from '../jobs/worker.js';
-import { withClaim, workerId } from '../jobs/claims.js';
+import { syncLockKey, withSessionLock } from '../jobs/claims.js';
 import { llmConfig } from '../config.js';
 import { connectLedger, ledgerEndpoint, SyncError, syncOrganisation } from '../ledger/sync/sync.js';
 import { ledgerAlertFor } from '../api/envelope.js';
@@ -136,8 +136,9 @@ export function extraCommands(program: Command, io: Io): void {
     .command('sync')
     .description("pull the organisation's ledger now: an incremental sync from its Xero connection (progress on stderr)")
     .requiredOption('--org <id>', 'organisation id')
+    .option('--page-size <n>', 'records per page of the paged resources (1-1000, default 1000)', intArg('--page-size', 1, 1000))
     .action(
-      action(io, async (ctx, opts: { org: string }) => {
+      action(io, async (ctx, opts: { org: string; pageSize?: number }) => {
         const store = await ctx.store();
         await requireOrg(store.db, opts.org);
         let endpoint;
@@ -151,12 +152,13 @@ export function extraCommands(program: Command, io: Io): void {
         const now = ctx.config.clock.now();
         try {
           // The same claim as the workers' sync: never two syncs of one organisation at a time.
-          const r = await withClaim(store.db, { job: 'sync', orgId: opts.org, slot: now.toISOString(), owner: workerId(), leaseMs: 15 * 60_000 }, (heartbeat) =>
+          // The workers' lock too: never two syncs of one organisation at a time (released by the server if this process dies).
+          const r = await withSessionLock(store.pool, syncLockKey(opts.org), () =>
             syncOrganisation(store.db, opts.org, {
               ...endpoint,
               now: () => ctx.config.clock.now(),
               force: true,
-              heartbeat,
+              ...(opts.pageSize ? { pageSize: opts.pageSize } : {}),
               onProgress: (resource, done, total) => progress(resource, done, total),
               log: (level, msg, extra) => logger[level](extra ?? {}, msg),
             }),
@@ -275,6 +277,7 @@ async function startWorkers(ctx: CommandContext, ledger?: import('../ledger/sync
       clock: ctx.config.clock,
       ledger: endpoint,
       llm: llmConfig(ctx.config),
+      ...(store.pool ? { pool: store.pool } : {}),
       syncEveryMs: ctx.config.CASHLINE_SYNC_INTERVAL_MINUTES * 60_000,
       log: (level, msg, extra) => logger[level](extra ?? {}, msg),
     },

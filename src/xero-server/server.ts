@@ -239,8 +239,9 @@ export async function startXeroServer(opts: XeroServerOptions): Promise<XeroServ
       const old = refresh.get(form.get('refresh_token') ?? '');
       if (!old || old.revoked) return json(res, 400, { error: 'invalid_grant' });
       if (old.expiresAt <= Date.now()) return json(res, 400, { error: 'invalid_grant', error_description: 'refresh token expired' });
-      // Rotation: the old refresh token stops working once used.
-      old.revoked = true;
+      // Rotation: as Xero does, the previous refresh token stays usable for a 30-minute grace period
+      // (a client that died before storing the new one can still refresh).
+      old.expiresAt = Math.min(old.expiresAt, Date.now() + 30 * 60_000);
       const g = issueGrant();
       return json(res, 200, {
         id_token: undefined,
