@@ -28,7 +28,8 @@ describe('endpoint catalogue', () => {
       expect(`service.${toolName(e)}`).toMatch(/^service\.[a-z_]+$/);
       expect(`service.cli_${toolName(e)}`).toMatch(/^service\.[a-z_]+$/);
       expect(e.path.startsWith('/api/agent/')).toBe(true);
-      expect(Boolean(e.id)).toBe(e.path.includes('{id}'));
+      // A drill's id is {id}, or {orgId} (the server's name) when it defaults to the organisation (the daily brief).
+      expect(Boolean(e.id)).toBe(e.path.includes(e.id?.defaultsToOrg && e.path.includes('{orgId}') ? '{orgId}' : '{id}'));
       const params = Object.keys(e.query?.shape ?? {});
       for (const p of params) expect(PARAM_RULES).toHaveProperty(p);
       const flags = params.map((p) => flagOf(p as ParamName));
