@@ -276,6 +276,18 @@ describe('premium tier (LLM) with fallback to rules', () => {
     expect(logs.at(-1)).toMatchObject({ level: 'warn', extra: { orgId: premium, reason: expect.stringMatching(new RegExp(`^${reason}`)) } });
   });
 
+  it("one worker tick chains the day's work: nightly baselines, then the forecast snapshot, then the brief (premium: llm)", async () => {
+    llm.setMode('good');
+    const at = new Date('2026-12-20T07:00:00Z'); // 18:00 in Sydney: the nightly run is due; after 06:00 UTC: the brief too
+    const r = await workerTick({ db: store.db, clock: fixedClock(at), ledger: null, llm: { baseUrl: llm.url, model: 'm' }, syncEveryMs: 60_000, log });
+    expect(r.errors).toEqual([]);
+    expect(r.baselines.ran.map((x) => x.orgId).sort()).toEqual([premium, free].sort());
+    expect(r.forecasts.sort()).toEqual([premium, free].sort());
+    expect(r.briefs.map((b) => [b.orgId, b.tier, b.created]).sort()).toEqual([[premium, 'llm', true], [free, 'rules', true]].sort());
+    const again = await workerTick({ db: store.db, clock: fixedClock(new Date(at.getTime() + 60_000)), ledger: null, llm: null, syncEveryMs: 60_000 });
+    expect([again.baselines.ran, again.forecasts, again.briefs]).toEqual([[], [], []]);
+  });
+
   it('a fenced JSON answer is accepted', async () => {
     llm.setMode('fenced');
     const r = await generateDailyBrief(store.db, premium, day(10), { llm: { baseUrl: llm.url, model: 'm' }, log });
