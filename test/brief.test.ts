@@ -226,7 +226,7 @@ describe('premium tier (LLM) with fallback to rules', () => {
   let free: string;
   let sensitiveName: string;
   const logs: { level: string; msg: string; extra?: Record<string, unknown> }[] = [];
-  const log = (level: 'info' | 'warn', msg: string, extra?: Record<string, unknown>) => logs.push({ level, msg, ...(extra ? { extra } : {}) });
+  const log = (level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>) => logs.push({ level, msg, ...(extra ? { extra } : {}) });
   const day = (k: number) => new Date(NOW.getTime() + k * 86_400_000);
 
   beforeAll(async () => {

@@ -55,11 +55,30 @@ describe('a sync process killed mid-run (PostgreSQL)', () => {
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
+    // Killed once the ledger answered `killAfter` more calls and this run has committed a page (the watermarks moved).
+    const signature = async () =>
+      (
+        await rows<{ sig: string | null }>(
+          store.db,
+          sql`select string_agg(resource || ':' || coalesce(modified_since::text, '') || ':' || next_page, ',' order by resource) as sig
+              from sync_watermarks where org_id = ${orgId}`,
+        )
+      )[0]?.sig ?? '';
+    const before = signature();
+    let polling = false;
     const timer =
       killAfter === null
         ? null
         : setInterval(() => {
-            if (server.requests.filter((q) => q.status === 200).length - start >= killAfter) child.kill('SIGKILL');
+            if (polling || server.requests.filter((q) => q.status === 200).length - start < killAfter) return;
+            polling = true;
+            void Promise.all([before, signature()])
+              .then(([a, b]) => {
+                if (a !== b) child.kill('SIGKILL');
+              })
+              .finally(() => {
+                polling = false;
+              });
           }, 5);
     return new Promise((resolvePromise) =>
       child.on('exit', (code, signal) => {
