@@ -33,6 +33,12 @@ export const configSchema = z.object({
   CASHLINE_LLM_BASE_URL: z.preprocess(emptyAsUndefined, url(/^https?:\/\//, 'http(s)://').optional()),
   CASHLINE_LLM_API_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
   CASHLINE_LLM_MODEL: z.preprocess(emptyAsUndefined, z.string().optional()),
+  /** The premium brief's chat-completions call: slower answers fall back to the rules tier. */
+  CASHLINE_LLM_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(300_000).default(20_000)),
+  /** Ledger sync cadence of the workers. */
+  CASHLINE_SYNC_INTERVAL_MINUTES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1440).default(30)),
+  /** How often a worker looks for due jobs. */
+  CASHLINE_WORKER_TICK_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3600).default(60)),
   XERO_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
   XERO_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().optional()),
   XERO_API_URL: z.preprocess(emptyAsUndefined, url(/^https?:\/\//, 'http(s)://').default('https://api.xero.com/api.xro/2.0')),
@@ -40,6 +46,12 @@ export const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema> & { clock: Clock };
+
+/** The premium brief tier's endpoint, or null when CASHLINE_LLM_BASE_URL or CASHLINE_LLM_MODEL is unset (rules tier only). */
+export function llmConfig(c: Pick<Config, 'CASHLINE_LLM_BASE_URL' | 'CASHLINE_LLM_API_KEY' | 'CASHLINE_LLM_MODEL' | 'CASHLINE_LLM_TIMEOUT_MS'>) {
+  if (!c.CASHLINE_LLM_BASE_URL || !c.CASHLINE_LLM_MODEL) return null;
+  return { baseUrl: c.CASHLINE_LLM_BASE_URL, apiKey: c.CASHLINE_LLM_API_KEY, model: c.CASHLINE_LLM_MODEL, timeoutMs: c.CASHLINE_LLM_TIMEOUT_MS };
+}
 
 export class ConfigError extends Error {}
 

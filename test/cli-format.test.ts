@@ -22,13 +22,14 @@ describe('endpoint catalogue', () => {
     expect(ENDPOINTS.map((e) => e.name)).toEqual([
       'status', 'orgs', 'bank-accounts', 'account-balances', 'invoices', 'bills', 'credit-notes',
       'credit-note', 'purchase-orders', 'purchase-order', 'contacts', 'contact',
-      'cash-position', 'forecast', 'daily-summary', 'revenue', 'expenses', 'contacts-summary', 'cohorts', 'retention',
+      'cash-position', 'forecast', 'daily-summary', 'revenue', 'expenses', 'contacts-summary', 'cohorts', 'retention', 'brief',
     ]);
     for (const e of ENDPOINTS) {
       expect(`service.${toolName(e)}`).toMatch(/^service\.[a-z_]+$/);
       expect(`service.cli_${toolName(e)}`).toMatch(/^service\.[a-z_]+$/);
       expect(e.path.startsWith('/api/agent/')).toBe(true);
-      expect(Boolean(e.id)).toBe(e.path.includes('{id}'));
+      // A drill's id is {id}, or {orgId} (the server's name) when it defaults to the organisation (the daily brief).
+      expect(Boolean(e.id)).toBe(e.path.includes(e.id?.defaultsToOrg && e.path.includes('{orgId}') ? '{orgId}' : '{id}'));
       const params = Object.keys(e.query?.shape ?? {});
       for (const p of params) expect(PARAM_RULES).toHaveProperty(p);
       const flags = params.map((p) => flagOf(p as ParamName));

@@ -25,6 +25,7 @@ import type { ApiApp } from '../src/api/context.js';
 import { ENDPOINTS, endpoint, toolName } from '../src/schemas/endpoints.js';
 import { recomputeBaselines } from '../src/jobs/baselines.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
+import { generateDailyBrief } from '../src/jobs/brief.js';
 import { forecastChart } from '../src/cli/chart.js';
 import { runCli } from '../src/cli/main.js';
 import { callTool } from '../src/mcp/server.js';
@@ -96,6 +97,7 @@ describe('clients against a real server', () => {
     // Derived data, so that every endpoint has something to show (baselines, then the forecast).
     await recomputeBaselines(api.store.db, 'o1', api.clock.now());
     await recomputeForecast(api.store.db, 'o1', api.clock.now());
+    await generateDailyBrief(api.store.db, 'o1', api.clock.now());
     key = await api.key('o1');
     staleKey = await api.key('o2');
     env = { CASHLINE_BASE_URL: api.url, CASHLINE_API_KEY: key };
@@ -197,7 +199,7 @@ describe('clients against a real server', () => {
   });
 
   it('--format table renders every list and drill of the catalogue from the real server', async () => {
-    const ids: Record<string, string> = { contact: 'cust-a', 'credit-note': 'cn-1', 'purchase-order': 'po-1' };
+    const ids: Record<string, string> = { contact: 'cust-a', 'credit-note': 'cn-1', 'purchase-order': 'po-1', brief: 'o1' };
     for (const e of ENDPOINTS) {
       let out = '';
       let err = '';

@@ -72,7 +72,7 @@ export async function ledgerAlertFor(db: Db, orgId: string, now: Date): Promise<
 }
 
 export function ledgerAlertFrom(
-  conn: { tokenState: string; breakerState: string; lastSuccessfulSync: Date | null; lastErrorAt: Date | null } | null,
+  conn: { tokenState: string; breakerState: string; lastSuccessfulSync: Date | null; lastErrorAt: Date | null; consecutiveFailures?: number } | null,
   now: Date,
 ): LedgerAlert | undefined {
   if (!conn) {
@@ -97,7 +97,9 @@ export function ledgerAlertFrom(
       cta: { label: 'Reconnect Xero', url: LEDGER_URL },
     };
   }
-  const failing = conn.lastErrorAt !== null && (conn.lastSuccessfulSync === null || conn.lastErrorAt > conn.lastSuccessfulSync);
+  // The last run failed (the sync counts failures in a row), or an error is more recent than the last success.
+  const failing =
+    (conn.consecutiveFailures ?? 0) > 0 || (conn.lastErrorAt !== null && (conn.lastSuccessfulSync === null || conn.lastErrorAt > conn.lastSuccessfulSync));
   if (failing) {
     const age = conn.lastSuccessfulSync ? now.getTime() - conn.lastSuccessfulSync.getTime() : Number.POSITIVE_INFINITY;
     return {
@@ -136,10 +138,11 @@ export async function orgFacts(db: Db, orgId: string, day: Date) {
     breaker_state: string | null;
     last_successful_sync: unknown;
     last_error_at: unknown;
+    consecutive_failures: number | null;
   }>(
     db,
     sql`select (${chargedCallsSql(orgId, day)}) as used, lc.org_id is not null as connected,
-          lc.token_state, lc.breaker_state, lc.last_successful_sync, lc.last_error_at
+          lc.token_state, lc.breaker_state, lc.last_successful_sync, lc.last_error_at, lc.consecutive_failures
         from (select 1) as one left join ledger_connections lc on lc.org_id = ${orgId}`,
   );
   return {
@@ -150,6 +153,7 @@ export async function orgFacts(db: Db, orgId: string, day: Date) {
           breakerState: r.breaker_state ?? 'closed',
           lastSuccessfulSync: pgTimestamp(r.last_successful_sync),
           lastErrorAt: pgTimestamp(r.last_error_at),
+          consecutiveFailures: Number(r.consecutive_failures ?? 0),
         }
       : null,
   };

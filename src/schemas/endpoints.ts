@@ -47,6 +47,7 @@ import {
 } from './analytics.js';
 import { forecastChart } from '../cli/chart.js';
 import { StatusResponse } from './status.js';
+import { DailyBriefResponse } from './brief.js';
 
 // ---------------------------------------------------------------------------
 // Parameter rules
@@ -138,7 +139,7 @@ type AnyQuery = z.ZodObject<Record<string, z.ZodType>>;
 export interface Endpoint {
   /** CLI subcommand (kebab-case); the MCP tool is the snake_case of it. */
   name: string;
-  /** Path template; `{id}` is the positional id of a drill. */
+  /** Path template; `{id}` is the positional id of a drill (`{orgId}` when the id defaults to the organisation, as the server names it). */
   path: string;
   /** The server's query schema; null when the endpoint takes no query. */
   query: AnyQuery | null;
@@ -146,7 +147,7 @@ export interface Endpoint {
   response: z.ZodType;
   /**
    * Drills: the positional id. `defaultsToOrg`: the id is an organisation id
-   * (the daily brief's `/orgs/{id}/daily-brief`) and may be left out: the
+   * (the daily brief's `/orgs/{orgId}/daily-brief`) and may be left out: the
    * clients then use --org / the tool's orgId, else the key's own
    * organisation from /status (free).
    */
@@ -175,7 +176,9 @@ export function endpoint<Q extends AnyQuery | null, R extends z.ZodType>(e: {
   description: string;
   chart?: (body: z.infer<R>) => string;
 }): Endpoint {
-  if (e.id && !e.path.includes('{id}')) throw new Error(`${e.name}: a drill's path needs {id}`);
+  if (e.id && !e.path.includes('{id}') && !(e.id.defaultsToOrg && e.path.includes('{orgId}'))) {
+    throw new Error(`${e.name}: a drill's path needs {id} (or {orgId} when the id defaults to the organisation)`);
+  }
   return e as unknown as Endpoint;
 }
 
@@ -354,6 +357,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
     summary: 'cohort retention grid by acquisition month',
     description: `A cohort grid: one row per acquisition month, columns M0..M(periods-1); metric retention (fractions), customers (counts) or revenue (decimal strings); null means the month has not elapsed yet (not zero). ${COMMON}`,
   }),
+  endpoint({
+    name: 'brief', path: '/api/agent/orgs/{orgId}/daily-brief', query: null, response: DailyBriefResponse,
+    id: { description: "Organisation id (default: the key's own organisation, or --org / orgId).", defaultsToOrg: true },
+    summary: "today's three-part brief (main driver, risk, recommended action)",
+    description: `Today's brief for the organisation: mainDriver, riskSignal and recommendedAction, each a headline, a short markdown body and refs (customers, categories, forecast weeks). Regenerated once a day after 06:00 UTC (generatorTier rules or llm, same shape); not_found (no_brief_yet) before the first one. Use to open a conversation about the business. ${COMMON}`,
+  }),
 ];
 
 /** MCP tool name of an entry: snake_case (X-Service-Tool allows [a-z_] only). */
@@ -366,5 +375,6 @@ export function paramDescription(query: AnyQuery, param: string): string | undef
 
 /** Fills a path template. */
 export function pathOf(e: Endpoint, id?: string): string {
-  return id === undefined ? e.path : e.path.replace('{id}', encodeURIComponent(id));
+  if (id === undefined) return e.path;
+  return e.path.includes('{id}') ? e.path.replace('{id}', encodeURIComponent(id)) : e.path.replace('{orgId}', encodeURIComponent(id));
 }

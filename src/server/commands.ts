@@ -1,6 +1,6 @@
 /** Subcommands of `cashline-server` that run the ledger and the service. */
 import type { Command } from 'commander';
-import { action, type CommandContext, type Io, KEEP_RUNNING, OperatorError } from './cli.js';
+import { action, type CommandContext, intArg, type Io, KEEP_RUNNING, OperatorError } from './cli.js';
 import { closeOnSignals, startServer } from '../api/server.js';
 import { createLogger } from '../log.js';
 import { RedisLimiter } from '../store/redis-usage.js';
@@ -8,8 +8,15 @@ import { importDirectory } from '../ledger/import.js';
 import { requireOrg } from '../store/tenancy.js';
 import { progressPrinter } from './progress.js';
 import { setupDemo } from './demo.js';
-import { recomputeBaselines, startBaselineWorker } from '../jobs/baselines.js';
+import { recomputeBaselines } from '../jobs/baselines.js';
 import { recomputeForecast } from '../jobs/forecast.js';
+import { generateDailyBrief } from '../jobs/brief.js';
+import { startWorkerLoop } from '../jobs/worker.js';
+import { syncLockKey, withSessionLock } from '../jobs/claims.js';
+import { llmConfig } from '../config.js';
+import { connectLedger, ledgerEndpoint, SyncError, syncOrganisation } from '../ledger/sync/sync.js';
+import { ledgerAlertFor } from '../api/envelope.js';
+import { startDemoLedger } from './demo-ledger.js';
 
 /** Starts the API on the context's store and keeps the process serving until SIGTERM/SIGINT. */
 export async function serveApi(ctx: CommandContext, opts: { host?: string; port?: number } = {}) {
@@ -48,12 +55,26 @@ export function extraCommands(program: Command, io: Io): void {
     .description('create the demo organisations (idempotent), print the base URL and three demo keys, then serve')
     .option('--host <host>', 'listen address (default HOST or 127.0.0.1)')
     .option('--port <port>', 'listen port (default PORT or 8787)', portArg)
+    .option('--ledger', "serve the demo's books from the shipped Xero-compatible server and sync them from it (instead of importing files); the workers keep syncing")
     .action(
-      action(io, async (ctx, opts: { host?: string; port?: number }) => {
+      action(io, async (ctx, opts: { host?: string; port?: number; ledger?: boolean }) => {
         const store = await ctx.store();
+        const ledger = opts.ledger ? await startDemoLedger(ctx, store.db, progressPrinter(io, 'demo ledger')) : null;
         const demo = await setupDemo(store.db, ctx.config.clock.now(), progressPrinter(io, 'demo'));
         const server = await serveApi(ctx, opts);
-        const banner = { baseUrl: server.url, store: store.kind, orgId: demo.orgId, orgs: demo.orgs, partnerId: demo.partnerId, keys: demo.keys };
+        if (ledger) {
+          startWorkers(ctx, ledger.config);
+          for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void ledger.close());
+        }
+        const banner = {
+          baseUrl: server.url,
+          store: store.kind,
+          orgId: demo.orgId,
+          orgs: demo.orgs,
+          partnerId: demo.partnerId,
+          keys: demo.keys,
+          ...(ledger ? { ledger: { xeroApiUrl: ledger.apiUrl, synced: ledger.synced } } : {}),
+        };
         io.stdout(`${JSON.stringify(banner)}\n`);
         io.stderr(
           [
@@ -80,7 +101,7 @@ export function extraCommands(program: Command, io: Io): void {
     .action(
       action(io, async (ctx, opts: { host?: string; port?: number; workers?: boolean }) => {
         const server = await serveApi(ctx, opts);
-        if (opts.workers !== false) startWorkers(ctx);
+        if (opts.workers !== false) await startWorkers(ctx);
         io.stdout(`${JSON.stringify({ baseUrl: server.url })}\n`);
         return KEEP_RUNNING;
       }),
@@ -112,8 +133,102 @@ export function extraCommands(program: Command, io: Io): void {
     );
 
   program
+    .command('sync')
+    .description("pull the organisation's ledger now: an incremental sync from its Xero connection (progress on stderr)")
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--page-size <n>', 'records per page of the paged resources (1-1000, default 1000)', intArg('--page-size', 1, 1000))
+    .action(
+      action(io, async (ctx, opts: { org: string; pageSize?: number }) => {
+        const store = await ctx.store();
+        await requireOrg(store.db, opts.org);
+        let endpoint;
+        try {
+          endpoint = ledgerEndpoint(ctx.config);
+        } catch (err) {
+          throw new OperatorError((err as Error).message);
+        }
+        const progress = progressPrinter(io, 'sync');
+        const logger = createLogger(ctx.config);
+        const now = ctx.config.clock.now();
+        try {
+          // The same claim as the workers' sync: never two syncs of one organisation at a time.
+          // The workers' lock too: never two syncs of one organisation at a time (released by the server if this process dies).
+          const r = await withSessionLock(store.pool, syncLockKey(opts.org), () =>
+            syncOrganisation(store.db, opts.org, {
+              ...endpoint,
+              now: () => ctx.config.clock.now(),
+              force: true,
+              ...(opts.pageSize ? { pageSize: opts.pageSize } : {}),
+              onProgress: (resource, done, total) => progress(resource, done, total),
+              log: (level, msg, extra) => logger[level](extra ?? {}, msg),
+            }),
+          );
+          if (!r) throw new OperatorError(`a sync of organisation ${opts.org} is already running in another process`);
+          const alert = await ledgerAlertFor(store.db, opts.org, ctx.config.clock.now());
+          const out = { ...r.value, ...(alert ? { ledgerAlert: alert } : {}) };
+          if (r.value.outcome !== 'ok') {
+            process.exitCode = 1;
+            io.stderr(`error: sync ${r.value.outcome}: ${r.value.error ?? ''}\n`);
+          }
+          return out;
+        } catch (err) {
+          if (err instanceof SyncError) throw new OperatorError(err.message);
+          throw err;
+        } finally {
+          progress.done();
+        }
+      }),
+    );
+
+  const ledgerCmd = program.command('ledger').description('the organisation\'s ledger connection');
+  ledgerCmd
+    .command('connect')
+    .description('store the ledger connection of an organisation after the OAuth consent (tenant id and refresh token); the next sync refreshes the access token')
+    .requiredOption('--org <id>', 'organisation id')
+    .requiredOption('--tenant-id <id>', 'Xero tenant (organisation) id')
+    .requiredOption('--refresh-token <token>', 'the refresh token of the consent')
+    .action(
+      action(io, async (ctx, opts: { org: string; tenantId: string; refreshToken: string }) => {
+        const store = await ctx.store();
+        await requireOrg(store.db, opts.org);
+        await connectLedger(store.db, { orgId: opts.org, tenantId: opts.tenantId, refreshToken: opts.refreshToken, now: ctx.config.clock.now() });
+        return { orgId: opts.org, tenantId: opts.tenantId, connected: true };
+      }),
+    );
+  ledgerCmd
+    .command('status')
+    .description("the connection's health: the ledgerAlert agents see (none when healthy), last successful sync, breaker")
+    .requiredOption('--org <id>', 'organisation id')
+    .action(
+      action(io, async (ctx, opts: { org: string }) => {
+        const store = await ctx.store();
+        await requireOrg(store.db, opts.org);
+        const { ledgerConnections } = await import('../store/schema.js');
+        const { eq } = await import('drizzle-orm');
+        const [c] = await store.db.select().from(ledgerConnections).where(eq(ledgerConnections.orgId, opts.org));
+        const alert = await ledgerAlertFor(store.db, opts.org, ctx.config.clock.now());
+        return {
+          orgId: opts.org,
+          connected: Boolean(c),
+          ...(c
+            ? {
+                tenantId: c.tenantId,
+                tokenState: c.tokenState,
+                breakerState: c.breakerState,
+                consecutiveFailures: c.consecutiveFailures,
+                lastSuccessfulSync: c.lastSuccessfulSync?.toISOString() ?? null,
+                lastAttemptAt: c.lastAttemptAt?.toISOString() ?? null,
+                lastError: c.lastError,
+              }
+            : {}),
+          ledgerAlert: alert ?? null,
+        };
+      }),
+    );
+
+  program
     .command('worker')
-    .description('run the background workers (the nightly baselines) without serving the API')
+    .description('run the background workers (ledger sync cadence, nightly baselines and forecast, the 06:00 UTC daily brief) without serving the API')
     .action(
       action(io, async (ctx) => {
         await startWorkers(ctx);
@@ -124,7 +239,7 @@ export function extraCommands(program: Command, io: Io): void {
 
   program
     .command('recompute')
-    .description("compute an organisation's derived data now: baselines (cadence, delays, LTV, ABC, contacts summary, cohorts), then the forecast snapshots and notes")
+    .description("compute an organisation's derived data now: baselines (cadence, delays, LTV, ABC, contacts summary, cohorts), the forecast snapshots and notes, and today's brief if the UTC day has none")
     .requiredOption('--org <id>', 'organisation id')
     .action(
       action(io, async (ctx, opts: { org: string }) => {
@@ -133,20 +248,47 @@ export function extraCommands(program: Command, io: Io): void {
         const now = ctx.config.clock.now();
         const baselines = await recomputeBaselines(store.db, opts.org, now);
         const forecast = await recomputeForecast(store.db, opts.org, now);
-        return { baselines, forecast };
+        // Today's brief, when the UTC day has none yet (a day never gets two).
+        const brief = await generateDailyBrief(store.db, opts.org, now, { llm: llmConfig(ctx.config) });
+        return { baselines, forecast, brief };
       }),
     );
 }
 
-/** The background workers of this process: the nightly baselines (src/jobs/baselines.ts), stopped on SIGTERM/SIGINT. */
-async function startWorkers(ctx: CommandContext): Promise<void> {
+/**
+ * The background workers of this process (src/jobs/worker.ts): ledger sync on
+ * its cadence, the nightly baselines and forecast snapshot, the daily brief;
+ * stopped on SIGTERM/SIGINT. `ledger` overrides the XERO_* settings (demo --ledger).
+ */
+async function startWorkers(ctx: CommandContext, ledger?: import('../ledger/sync/sync.js').LedgerEndpoint): Promise<void> {
   const store = await ctx.store();
   const logger = createLogger(ctx.config);
-  const worker = startBaselineWorker(store.db, ctx.config.clock, {
-    onTick: (r) => {
-      if (r.ran.length || r.failed.length) logger.info({ ran: r.ran, failed: r.failed }, 'nightly baselines');
+  let endpoint = ledger ?? null;
+  if (!endpoint) {
+    try {
+      endpoint = ledgerEndpoint(ctx.config);
+    } catch {
+      logger.info('ledger sync not configured (XERO_CLIENT_ID/XERO_CLIENT_SECRET unset): the workers do not sync');
+    }
+  }
+  const loop = startWorkerLoop(
+    {
+      db: store.db,
+      clock: ctx.config.clock,
+      ledger: endpoint,
+      llm: llmConfig(ctx.config),
+      ...(store.pool ? { pool: store.pool } : {}),
+      syncEveryMs: ctx.config.CASHLINE_SYNC_INTERVAL_MINUTES * 60_000,
+      log: (level, msg, extra) => logger[level](extra ?? {}, msg),
     },
-    onError: (err) => logger.error({ err }, 'nightly baselines tick failed'),
-  });
-  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void worker.stop());
+    {
+      intervalMs: ctx.config.CASHLINE_WORKER_TICK_SECONDS * 1000,
+      onTick: (r) => {
+        if (r.syncs.length || r.baselines.ran.length || r.forecasts.length || r.briefs.length || r.errors.length) {
+          logger.info({ syncs: r.syncs, baselines: r.baselines.ran.map((x) => x.orgId), forecasts: r.forecasts, briefs: r.briefs, errors: r.errors }, 'worker tick');
+        }
+      },
+    },
+  );
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void loop.stop());
 }

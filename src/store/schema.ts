@@ -559,8 +559,32 @@ export const dailyBriefs = pgTable(
     /** Whether the payload may hold sensitive names (served only to READ_SENSITIVE keys). */
     includesSensitive: boolean('includes_sensitive').notNull().default(false),
     payload: jsonb('payload').notNull(),
+    /** Sensitive contacts the payload names ({key, displayName}), rewritten for keys without READ_SENSITIVE (docs/brief.md). */
+    redactions: jsonb('redactions').notNull().default(sql`'[]'::jsonb`),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.asOfDate] })],
+);
+
+/**
+ * The workers' claims (docs/sync.md, "Workers"): one row per job and
+ * organisation. A worker runs a job's slot (a sync bucket, a date) only after
+ * taking the row for it with one conditional upsert; a claim whose lease ran
+ * out unfinished (a crashed worker) is taken over.
+ */
+export const workerClaims = pgTable(
+  'worker_claims',
+  {
+    job: text('job').notNull(),
+    orgId: text('org_id').notNull().references(() => organisations.id),
+    slot: text('slot').notNull(),
+    owner: text('owner').notNull(),
+    leaseUntil: ts('lease_until').notNull(),
+    done: boolean('done').notNull().default(false),
+    claimedAt: ts('claimed_at').notNull(),
+    finishedAt: ts('finished_at'),
+    error: text('error'),
+  },
+  (t) => [primaryKey({ columns: [t.job, t.orgId] })],
 );
 
 // ---------------------------------------------------------------------------

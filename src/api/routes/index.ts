@@ -7,6 +7,7 @@ import { registerContacts } from './contacts.js';
 import { registerBank } from './bank.js';
 import { registerAnalytics } from './analytics.js';
 import { registerForecast } from './forecast.js';
+import { registerBrief } from './brief.js';
 
 export function registerRoutes(app: ApiApp): void {
   registerStatus(app);
@@ -17,4 +18,5 @@ export function registerRoutes(app: ApiApp): void {
   registerContacts(app);
   registerBank(app);
   registerForecast(app);
+  registerBrief(app);
 }

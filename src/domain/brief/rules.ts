@@ -1,0 +1,188 @@
+/**
+ * The daily brief's free tier (docs/brief.md): deterministic rules over the
+ * facts the job gathers (the latest BASE forecast, overdue receivables, the
+ * insight engine's notes). Pure: the same facts give the same brief.
+ */
+import { dec, sum } from '../money.js';
+import { money } from '../insights/format.js';
+import type { AgentNote } from '../forecast/types.js';
+import { type BriefRef, type BriefSection, type DailyBriefPayload, HEADLINE_MAX } from '../../schemas/brief.js';
+
+export interface BriefCategory {
+  key: string;
+  name: string;
+  sensitive: boolean;
+  /** 13-week totals (decimal strings, base currency). */
+  inflow: string;
+  outflow: string;
+}
+
+export interface BriefWeek {
+  /** 1-indexed in the 13-week window. */
+  n: number;
+  weekStart: string;
+  inflow: string;
+  outflow: string;
+  net: string;
+  closing: string;
+}
+
+export interface BriefDebtor {
+  key: string;
+  name: string;
+  sensitive: boolean;
+  amount: string;
+  invoices: number;
+  oldestDueDate: string;
+  daysOverdue: number;
+}
+
+export interface BriefFacts {
+  orgName: string;
+  currency: string;
+  asOfDate: string;
+  forecast: {
+    startingCash: string;
+    endingCash: string;
+    minClosingCash: string;
+    /** 1-indexed week of the lowest closing cash. */
+    minWeek: number;
+    weeks: BriefWeek[];
+    /** Categories (accounts) by size, at most 8. */
+    categories: BriefCategory[];
+  } | null;
+  /** The largest overdue customer balances, at most 5. */
+  overdue: BriefDebtor[];
+  overdueTotal: string;
+  overdueCustomers: number;
+  notes: AgentNote[];
+}
+
+/** A name as it may appear in a headline or body: no markdown or markup characters. */
+export function cleanName(name: string): string {
+  const c = name.replace(/[\r\n\t]+/g, ' ').replace(/[*_`#<>[\]]/g, '').replace(/\s+/g, ' ').trim();
+  return c || 'Unnamed';
+}
+
+/** A slug for refs: lower-case ASCII letters and digits joined by hyphens. */
+export function slugify(name: string): string {
+  const s = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/g, '');
+  return s || 'item';
+}
+
+/** At most HEADLINE_MAX characters (an ellipsis marks a cut). */
+export function fitHeadline(s: string): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length <= HEADLINE_MAX ? one : `${one.slice(0, HEADLINE_MAX - 1).trimEnd()}…`;
+}
+
+const section = (headline: string, bodyMarkdown: string, refs: BriefRef[]): BriefSection => ({
+  headline: fitHeadline(headline),
+  bodyMarkdown,
+  refs,
+});
+
+export function rulesBrief(f: BriefFacts): DailyBriefPayload {
+  const m = (v: string) => money(f.currency, v);
+  const fc = f.forecast;
+  const top = f.overdue[0];
+
+  // Main driver: the category moving the most cash over the 13 weeks.
+  let mainDriver: BriefSection;
+  if (fc) {
+    const net = dec(fc.endingCash).minus(fc.startingCash).toString();
+    const driver = [...fc.categories].sort((a, b) => dec(b.inflow).abs().plus(dec(b.outflow).abs()).cmp(dec(a.inflow).abs().plus(dec(a.outflow).abs())))[0];
+    const busiest = [...fc.weeks].sort((a, b) => dec(b.net).abs().cmp(dec(a.net).abs()) || a.n - b.n)[0];
+    const refs: BriefRef[] = [];
+    let headline: string;
+    let detail: string;
+    if (driver) {
+      const name = cleanName(driver.name);
+      const inflowLed = dec(driver.inflow).abs().gte(dec(driver.outflow).abs());
+      headline = inflowLed ? `${name} brings in ${m(driver.inflow)} over the next 13 weeks` : `${name} is the largest outflow: ${m(driver.outflow)} in 13 weeks`;
+      detail = ` **${name}** is the biggest mover: ${inflowLed ? `${m(driver.inflow)} in` : `${m(driver.outflow)} out`}.`;
+      refs.push({ kind: 'category', key: driver.key, displayName: name });
+    } else {
+      headline = `Cash moves from ${m(fc.startingCash)} to ${m(fc.endingCash)} over 13 weeks`;
+      detail = '';
+    }
+    if (busiest) refs.push({ kind: 'week', weekNumber: busiest.n });
+    mainDriver = section(
+      headline,
+      `Cash goes from **${m(fc.startingCash)}** today to **${m(fc.endingCash)}** by week 13 (net *${m(net)}*).${detail}` +
+        (busiest ? ` The biggest swing is week ${busiest.n} (from ${busiest.weekStart}): net *${m(busiest.net)}*.` : ''),
+      refs,
+    );
+  } else {
+    const note = f.notes[0];
+    mainDriver = section(
+      'No cash forecast yet',
+      note ? `The 13-week forecast has not been computed yet. ${note.text.replace(/[`<>[\]#]/g, '')}` : 'The 13-week forecast has not been computed yet; the next nightly run will produce one.',
+      [],
+    );
+  }
+
+  // Risk signal: negative cash first, then overdue receivables, then the low point.
+  let riskSignal: BriefSection;
+  if (fc && dec(fc.minClosingCash).isNeg()) {
+    riskSignal = section(
+      `Cash falls below zero in week ${fc.minWeek} (${m(fc.minClosingCash)})`,
+      `On the current forecast the balance reaches **${m(fc.minClosingCash)}** in week ${fc.minWeek}. *Act before then.*`,
+      [{ kind: 'week', weekNumber: fc.minWeek }],
+    );
+  } else if (top) {
+    const name = cleanName(top.name);
+    riskSignal = section(
+      `${name} has ${m(top.amount)} overdue`,
+      `**${name}** owes **${m(top.amount)}** on ${top.invoices} overdue invoice${top.invoices === 1 ? '' : 's'}, the oldest due ${top.oldestDueDate} (*${top.daysOverdue} days late*). ` +
+        `Overdue receivables total **${m(f.overdueTotal)}** across ${f.overdueCustomers} customer${f.overdueCustomers === 1 ? '' : 's'}.`,
+      f.overdue.slice(0, 3).map((d) => ({ kind: 'customer' as const, key: d.key, displayName: cleanName(d.name) })),
+    );
+  } else if (fc) {
+    riskSignal = section(
+      `Lowest cash point: ${m(fc.minClosingCash)} in week ${fc.minWeek}`,
+      `No receivables are overdue. The forecast's low point is **${m(fc.minClosingCash)}** in week ${fc.minWeek}.`,
+      [{ kind: 'week', weekNumber: fc.minWeek }],
+    );
+  } else {
+    riskSignal = section('No risk signal today', 'No receivables are overdue and no forecast is available yet.', []);
+  }
+
+  // Recommended action.
+  let recommendedAction: BriefSection;
+  if (top) {
+    const name = cleanName(top.name);
+    recommendedAction = section(
+      `Chase ${name} for ${m(top.amount)} overdue`,
+      `Contact **${name}** about ${top.invoices === 1 ? 'the overdue invoice' : `the ${top.invoices} overdue invoices`} (oldest due ${top.oldestDueDate}). *Collecting it lifts cash today.*`,
+      [{ kind: 'customer', key: top.key, displayName: name }],
+    );
+  } else if (fc && dec(fc.minClosingCash).isNeg()) {
+    recommendedAction = section(
+      `Arrange funding or defer payments before week ${fc.minWeek}`,
+      `The shortfall is **${m(fc.minClosingCash)}**. *Review which bills can move* or line up funding before week ${fc.minWeek}.`,
+      [{ kind: 'week', weekNumber: fc.minWeek }],
+    );
+  } else if (fc && fc.weeks.length) {
+    const heaviest = [...fc.weeks].sort((a, b) => dec(b.outflow).abs().cmp(dec(a.outflow).abs()) || a.n - b.n)[0]!;
+    recommendedAction = section(
+      `Prepare for ${m(heaviest.outflow)} going out in week ${heaviest.n}`,
+      `Week ${heaviest.n} (from ${heaviest.weekStart}) has the largest outflow of the window: **${m(heaviest.outflow)}**. *Check the bills due then.*`,
+      [{ kind: 'week', weekNumber: heaviest.n }],
+    );
+  } else {
+    recommendedAction = section('Sync or import the ledger to get a full brief', 'With ledger data and a forecast the brief names its *drivers*, *risks* and **actions**.', []);
+  }
+
+  return { mainDriver, riskSignal, recommendedAction };
+}
+
+/** Sums used by the facts loader (exported for tests). */
+export const total = (values: string[]) => sum(values).toString();

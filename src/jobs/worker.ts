@@ -1,0 +1,158 @@
+/**
+ * The background worker (`cashline-server worker`, and `serve` unless
+ * --no-workers): one loop that, every tick, runs what is due for every
+ * active organisation, each under a claim (src/jobs/claims.ts) so that any
+ * number of worker processes can run side by side:
+ *   1. ledger sync on a cadence (CASHLINE_SYNC_INTERVAL_MINUTES), for
+ *      connections whose token is good and whose breaker lets them through;
+ *   2. the nightly baselines (src/jobs/baselines.ts, its own claims);
+ *   3. the forecast snapshot once the day's baselines are done;
+ *   4. the daily brief from 06:00 UTC, one per (organisation, UTC day).
+ * docs/sync.md ("Workers").
+ */
+import { sql } from 'drizzle-orm';
+import type { Clock } from '../clock.js';
+import { dateIn } from '../domain/calendar.js';
+import { type Db, rows } from '../store/db.js';
+import { connectionsDue, type LedgerEndpoint, type SyncOptions, syncOrganisation } from '../ledger/sync/sync.js';
+import type { LlmConfig } from '../domain/brief/llm.js';
+import { type NightlyResult, RUN_CLAIM_KIND, runNightlyBaselines } from './baselines.js';
+import { recomputeForecast } from './forecast.js';
+import { briefsDue, type BriefRunResult, generateDailyBrief, utcDate } from './brief.js';
+import { syncLockKey, withClaim, withSessionLock, workerId } from './claims.js';
+
+export type Log = (level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>) => void;
+
+export interface WorkerOptions {
+  db: Db;
+  clock: Clock;
+  /** The ledger endpoint; null: syncing is not configured (XERO_CLIENT_ID/SECRET unset). */
+  ledger: LedgerEndpoint | null;
+  llm: LlmConfig | null;
+  syncEveryMs: number;
+  owner?: string;
+  log?: Log;
+  /** Client tuning of the sync (tests). */
+  sync?: Partial<Pick<SyncOptions, 'client' | 'pageSize'>>;
+  /** The PostgreSQL pool (session locks of the sync); absent on the embedded store. */
+  pool?: import('pg').Pool;
+  /** Run only these jobs (default all). */
+  jobs?: readonly ('sync' | 'baselines' | 'forecast' | 'brief')[];
+}
+
+export interface TickReport {
+  syncs: { orgId: string; outcome: string; error?: string }[];
+  baselines: NightlyResult;
+  forecasts: string[];
+  briefs: BriefRunResult[];
+  errors: { job: string; orgId: string; error: string }[];
+}
+
+/** The sync bucket of an instant: the start of its cadence window. */
+export const syncSlot = (now: Date, everyMs: number) => new Date(Math.floor(now.getTime() / everyMs) * everyMs).toISOString();
+
+export async function workerTick(o: WorkerOptions): Promise<TickReport> {
+  const owner = o.owner ?? workerId();
+  const now = o.clock.now();
+  const wants = (j: 'sync' | 'baselines' | 'forecast' | 'brief') => !o.jobs || o.jobs.includes(j);
+  const report: TickReport = { syncs: [], baselines: { ran: [], failed: [] }, forecasts: [], briefs: [], errors: [] };
+  const failed = (job: string, orgId: string, err: unknown) => {
+    const error = err instanceof Error ? err.message : String(err);
+    report.errors.push({ job, orgId, error });
+    o.log?.('error', `${job} failed`, { orgId, error });
+  };
+
+  if (wants('sync') && o.ledger) {
+    for (const orgId of await connectionsDue(o.db, now, o.syncEveryMs)) {
+      try {
+        // The bucket's claim (lease renewed every page, taken over if this worker dies), and the
+        // organisation's sync lock, shared with the operator's `cashline-server sync`.
+        const claimInput = { job: 'sync', orgId, slot: syncSlot(now, o.syncEveryMs), owner, leaseMs: 5 * 60_000 };
+        const r = await withClaim(o.db, claimInput, async (heartbeat) =>
+          withSessionLock(o.pool, syncLockKey(orgId), () =>
+            syncOrganisation(o.db, orgId, { ...o.ledger!, ...o.sync, now: () => o.clock.now(), heartbeat, log: (l, m, x) => o.log?.(l, m, x) }),
+          ),
+        );
+        const run = r?.value?.value;
+        if (run) report.syncs.push({ orgId, outcome: run.outcome, ...(run.error ? { error: run.error } : {}) });
+      } catch (err) {
+        failed('sync', orgId, err);
+      }
+    }
+  }
+
+  if (wants('baselines')) {
+    try {
+      report.baselines = await runNightlyBaselines(o.db, now);
+    } catch (err) {
+      failed('baselines', '*', err);
+    }
+  }
+
+  if (wants('forecast')) {
+    // The day's forecast snapshot follows the day's baselines.
+    const done = await rows<{ id: string; timezone: string; as_of: string }>(
+      o.db,
+      sql`select o.id, o.timezone, r.payload->>'asOfDate' as as_of from organisations o
+          join derived_snapshots r on r.org_id = o.id and r.kind = ${RUN_CLAIM_KIND} and r.key = ''
+          where o.active and r.payload->>'done' = 'true' order by o.id`,
+    );
+    for (const d of done) {
+      const today = dateIn(d.timezone, now);
+      if (d.as_of !== today) continue;
+      try {
+        const r = await withClaim(o.db, { job: 'forecast', orgId: d.id, slot: today, owner }, () => recomputeForecast(o.db, d.id, o.clock.now()));
+        if (r) report.forecasts.push(d.id);
+      } catch (err) {
+        failed('forecast', d.id, err);
+      }
+    }
+  }
+
+  if (wants('brief')) {
+    for (const orgId of await briefsDue(o.db, now)) {
+      try {
+        const r = await withClaim(o.db, { job: 'brief', orgId, slot: utcDate(now), owner, leaseMs: 5 * 60_000 }, () =>
+          generateDailyBrief(o.db, orgId, now, { llm: o.llm, log: (l, m, x) => o.log?.(l, m, x) }),
+        );
+        if (r) report.briefs.push(r.value);
+      } catch (err) {
+        failed('brief', orgId, err);
+      }
+    }
+  }
+  return report;
+}
+
+export interface WorkerLoop {
+  /** Resolves when the tick in progress (if any) has finished. */
+  stop(): Promise<void>;
+}
+
+/** Ticks `workerTick` every `intervalMs`, first at once; never two ticks at a time in one process. */
+export function startWorkerLoop(o: WorkerOptions, opts: { intervalMs: number; onTick?: (r: TickReport) => void }): WorkerLoop {
+  const owner = o.owner ?? workerId();
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const tick = () => {
+    if (running || stopped) return;
+    running = workerTick({ ...o, owner })
+      .then(
+        (r) => opts.onTick?.(r),
+        (err) => o.log?.('error', 'worker tick failed', { error: err instanceof Error ? err.message : String(err) }),
+      )
+      .finally(() => {
+        running = null;
+      });
+  };
+  const timer = setInterval(tick, opts.intervalMs);
+  timer.unref();
+  tick();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The daily brief (spec 2.10 DailyBriefResponse, 4.7): three sections, each a
+ * plain-text headline of at most 80 characters, a body in basic markdown
+ * (bold and italic only) and refs of kinds customer, category and week. The
+ * same schema validates the rules tier's output, the LLM's answer and the
+ * served response. docs/brief.md.
+ */
+import { z } from '@hono/zod-openapi';
+import { alertFields, DateOnly, DateTime } from './common.js';
+import { OrgId } from './orgs.js';
+
+export const HEADLINE_MAX = 80;
+export const BODY_MAX = 1200;
+export const REFS_MAX = 8;
+
+/** Plain text: one line, no markdown or markup characters. */
+export const Headline = z
+  .string()
+  .min(1)
+  .max(HEADLINE_MAX)
+  .refine((s) => !/[\n\r*_`#<>[\]]/.test(s), { message: 'a headline is plain text on one line (no markdown)' })
+  .openapi({ description: 'Plain text, at most 80 characters.' });
+
+/** Basic markdown: bold and italic only (no links, images, code, headings, lists or HTML). */
+export const BodyMarkdown = z
+  .string()
+  .min(1)
+  .max(BODY_MAX)
+  .refine((s) => !/[`<>[\]]|^\s*#|^\s*[-+]\s|^\s*\d+\.\s/m.test(s), {
+    message: 'the body uses basic markdown only (bold and italic; no links, code, headings, lists or HTML)',
+  })
+  .openapi({ description: 'Basic markdown: **bold** and *italic* only.' });
+
+const Slug = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'a slug (lower-case letters, digits and hyphens)').max(80);
+
+export const BriefRef = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('customer'), key: Slug, displayName: z.string().min(1).max(200) }).strict().openapi('BriefCustomerRef'),
+    z.object({ kind: z.literal('category'), key: Slug, displayName: z.string().min(1).max(200) }).strict().openapi('BriefCategoryRef'),
+    z.object({ kind: z.literal('week'), weekNumber: z.number().int().min(1).max(13) }).strict().openapi('BriefWeekRef'),
+  ])
+  .openapi('BriefRef', { description: 'customer and category: a slug and a display name; week: 1-indexed in the 13-week window.' });
+export type BriefRef = z.infer<typeof BriefRef>;
+
+export const BriefSection = z
+  .object({ headline: Headline, bodyMarkdown: BodyMarkdown, refs: z.array(BriefRef).max(REFS_MAX) })
+  .strict()
+  .openapi('BriefSection');
+export type BriefSection = z.infer<typeof BriefSection>;
+
+export const DailyBriefPayload = z
+  .object({ mainDriver: BriefSection, riskSignal: BriefSection, recommendedAction: BriefSection })
+  .strict()
+  .openapi('DailyBriefPayload');
+export type DailyBriefPayload = z.infer<typeof DailyBriefPayload>;
+
+export const GeneratorTier = z.enum(['rules', 'llm']);
+
+export const DailyBriefResponse = z
+  .object({
+    orgId: z.string().openapi({ description: 'Echoes the path.' }),
+    asOfDate: DateOnly.openapi({ description: 'The UTC business day of the brief.' }),
+    generatedAt: DateTime,
+    generatorTier: GeneratorTier,
+    payload: DailyBriefPayload,
+    redactedItemCount: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: 'Sensitive contacts and accounts whose names were rewritten (Sensitive contact / Sensitive account) for a key without READ_SENSITIVE; 0 with it.' }),
+    ...alertFields,
+  })
+  .openapi('DailyBriefResponse');
+
+export const DailyBriefParams = z.object({
+  orgId: OrgId.openapi({ param: { name: 'orgId', in: 'path', required: true }, description: "Must be the key's organisation (partner keys: a linked client organisation)." }),
+});
+
+/** A name the stored brief uses that keys without READ_SENSITIVE must not see. */
+export const Redaction = z.object({ kind: z.enum(['customer', 'category']), key: z.string(), displayName: z.string() });
+export type Redaction = z.infer<typeof Redaction>;

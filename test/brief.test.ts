@@ -1,0 +1,336 @@
+/**
+ * The daily brief (spec 2.10, 4.7; docs/brief.md): 404 no_brief_yet, 403 for
+ * another organisation, partner keys on linked clients (metered to them),
+ * 200 with three sections (headlines of at most 80 characters, refs of
+ * customer/category/week), one row per (organisation, UTC day), sensitive
+ * names rewritten for keys without READ_SENSITIVE; the premium tier against
+ * a local fake chat-completions server, with bad answers falling back to the
+ * rules tier; and two workers racing for the same brief on PostgreSQL.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq, sql } from 'drizzle-orm';
+import { startTestApi, type TestApi } from './helpers/http.js';
+import { freshStore, type TestStore } from './helpers/store.js';
+import { demo, NOW } from './helpers/ledger.js';
+import { writeXeroFiles } from '../src/demo/generate.js';
+import { importDirectory } from '../src/ledger/import.js';
+import { recomputeForecast } from '../src/jobs/forecast.js';
+import { briefsDue, generateDailyBrief, loadBriefFacts, redactBrief } from '../src/jobs/brief.js';
+import { workerTick } from '../src/jobs/worker.js';
+import { openStore, type Db, rows } from '../src/store/db.js';
+import * as s from '../src/store/schema.js';
+import { createOrg, setContactSensitive } from '../src/store/tenancy.js';
+import { DailyBriefPayload } from '../src/schemas/brief.js';
+import { fixedClock } from '../src/clock.js';
+import { SCOPES } from '../src/domain/scopes.js';
+
+const NO_SENSITIVE = SCOPES.filter((x) => x !== 'READ_SENSITIVE');
+
+/** An organisation holding the small demo business and its forecast. */
+async function seededOrg(db: Db, input: { name: string; plan?: string }): Promise<string> {
+  const { orgId } = await createOrg(db, { name: input.name, plan: input.plan ?? 'Free', now: NOW });
+  const dir = mkdtempSync(join(tmpdir(), 'cashline-brief-'));
+  try {
+    writeXeroFiles(dir, demo().files);
+    await importDirectory(db, orgId, dir, { now: NOW });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  await recomputeForecast(db, orgId, NOW);
+  return orgId;
+}
+
+/** Flags the customer with the most overdue receivables sensitive; returns its name. */
+async function flagTopDebtor(db: Db, orgId: string): Promise<string> {
+  const { facts } = await loadBriefFacts(db, orgId, NOW);
+  const top = facts.overdue[0];
+  expect(top).toBeDefined();
+  const [c] = await db.select().from(s.contacts).where(and(eq(s.contacts.orgId, orgId), eq(s.contacts.name, top!.name)));
+  await setContactSensitive(db, orgId, c!.id, true);
+  return top!.name;
+}
+
+describe('GET /api/agent/orgs/{orgId}/daily-brief', () => {
+  let api: TestApi;
+  let orgId: string;
+  let other: string;
+  let sensitiveName: string;
+
+  beforeAll(async () => {
+    api = await startTestApi('pglite', { now: NOW.toISOString() });
+    orgId = await seededOrg(api.store.db, { name: 'Brief Co', plan: 'Reserve' });
+    ({ orgId: other } = await api.org({ name: 'Other Co', plan: 'Reserve' }));
+    sensitiveName = await flagTopDebtor(api.store.db, orgId);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('404 no_brief_yet before the first brief; 403 for another organisation; 400 naming orgId when malformed', async () => {
+    const key = await api.key(orgId);
+    const none = await api.get(`/api/agent/orgs/${orgId}/daily-brief`, key);
+    expect(none.status).toBe(404);
+    expect((await none.json()).error).toBe('no_brief_yet');
+    const cross = await api.get(`/api/agent/orgs/${other}/daily-brief`, key);
+    expect(cross.status).toBe(403);
+    expect((await cross.json()).error).toBe('forbidden');
+    const bad = await api.get(`/api/agent/orgs/${encodeURIComponent('bad id!')}/daily-brief`, key);
+    expect([400, 403]).toContain(bad.status);
+    if (bad.status === 400) expect((await bad.json()).parameter).toBe('orgId');
+  });
+
+  it('200: three sections, headlines <= 80, refs of the three kinds, one row per UTC day', async () => {
+    const first = await generateDailyBrief(api.store.db, orgId, NOW);
+    expect(first).toMatchObject({ created: true, tier: 'rules', asOfDate: '2026-11-23' });
+    const again = await generateDailyBrief(api.store.db, orgId, new Date(NOW.getTime() + 3_600_000));
+    expect(again.created).toBe(false);
+    const [{ n }] = (await rows<{ n: number }>(api.store.db, sql`select count(*)::int as n from daily_briefs where org_id = ${orgId}`)) as [{ n: number }];
+    expect(n).toBe(1);
+
+    const res = await api.get(`/api/agent/orgs/${orgId}/daily-brief`, await api.key(orgId));
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ orgId, asOfDate: '2026-11-23', generatedAt: NOW.toISOString(), generatorTier: 'rules', redactedItemCount: 0 });
+    expect(DailyBriefPayload.safeParse(body.payload).success).toBe(true);
+    for (const sec of Object.values(body.payload) as { headline: string; refs: { kind: string }[] }[]) {
+      expect(sec.headline.length).toBeLessThanOrEqual(80);
+    }
+    const kinds = new Set(Object.values(body.payload).flatMap((sec: any) => sec.refs.map((r: any) => r.kind)));
+    expect(kinds).toEqual(new Set(['customer', 'category', 'week']));
+    // The key with READ_SENSITIVE sees the sensitive customer's name.
+    expect(JSON.stringify(body.payload)).toContain(sensitiveName);
+    expect(body.ledgerAlert).toMatchObject({ kind: 'no_connection' });
+  });
+
+  it('without READ_SENSITIVE the sensitive name is rewritten everywhere (redactedItemCount)', async () => {
+    const res = await api.get(`/api/agent/orgs/${orgId}/daily-brief`, await api.key(orgId, NO_SENSITIVE));
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.redactedItemCount).toBe(1);
+    expect(JSON.stringify(body)).not.toContain(sensitiveName);
+    expect(JSON.stringify(body.payload)).toContain('Sensitive contact');
+    expect(DailyBriefPayload.safeParse(body.payload).success).toBe(true);
+  });
+
+  it('partner keys: any linked client (metered to it), 403 for an unlinked one', async () => {
+    const { key } = await api.partner([orgId]);
+    const res = await api.get(`/api/agent/orgs/${orgId}/daily-brief`, key);
+    expect(res.status).toBe(200);
+    const [audit] = await api.audit(orgId);
+    expect(audit).toMatchObject({ route: '/api/agent/orgs/:orgId/daily-brief', status: 200, org_id: orgId });
+    const credits = await rows<{ n: number }>(api.store.db, sql`select count(*)::int as n from credit_events where org_id = ${orgId}`).catch(() => null);
+    if (credits) expect(Number(credits[0]!.n)).toBeGreaterThan(0);
+    const denied = await api.get(`/api/agent/orgs/${other}/daily-brief`, key);
+    expect(denied.status).toBe(403);
+  });
+});
+
+describe('redactBrief (pure)', () => {
+  it('rewrites refs and text, keeps headlines within 80 characters, counts items', () => {
+    const long = 'A Very Long Sensitive Customer Name Pty Ltd';
+    const payload = {
+      mainDriver: { headline: 'Sales lead the quarter', bodyMarkdown: 'All good.', refs: [{ kind: 'week' as const, weekNumber: 2 }] },
+      riskSignal: { headline: `${long} has AUD 12,000 overdue and counting`, bodyMarkdown: `**${long}** owes money.`, refs: [{ kind: 'customer' as const, key: 'a-very-long', displayName: long }] },
+      recommendedAction: { headline: `Chase ${long}`, bodyMarkdown: 'Call them.', refs: [] },
+    };
+    const { payload: out, redacted } = redactBrief(payload, [{ kind: 'customer', key: 'a-very-long', displayName: long }]);
+    expect(redacted).toBe(1);
+    expect(JSON.stringify(out)).not.toContain(long);
+    expect(out.riskSignal.refs[0]).toEqual({ kind: 'customer', key: 'sensitive-contact', displayName: 'Sensitive contact' });
+    expect(DailyBriefPayload.safeParse(out).success).toBe(true);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// The premium tier against a fake chat-completions server
+// ---------------------------------------------------------------------------
+
+type Mode = 'good' | 'not_json' | 'fenced' | 'long_headline' | 'unknown_ref' | 'slow' | 'http_500' | 'link';
+
+function goodPayload(customer?: { key: string; displayName: string }) {
+  return {
+    mainDriver: { headline: 'Sales carry the next 13 weeks', bodyMarkdown: 'Receipts from sales lead the outlook, **steady** through week 13.', refs: [{ kind: 'week', weekNumber: 1 }] },
+    riskSignal: { headline: 'Overdue receivables are growing', bodyMarkdown: '*Several customers* are late.', refs: customer ? [{ kind: 'customer', ...customer }] : [] },
+    recommendedAction: { headline: 'Chase the largest overdue balance today', bodyMarkdown: 'Call the customer **today**.', refs: [] },
+  };
+}
+
+async function fakeLlm() {
+  let mode: Mode = 'good';
+  const bodies: string[] = [];
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c) => (text += c));
+    req.on('end', () => {
+      bodies.push(text);
+      const facts = JSON.parse(JSON.parse(text).messages[1].content.replace(/^Facts \(JSON\):\n/, ''));
+      const debtor = facts.overdue[0] ? { key: facts.overdue[0].key, displayName: facts.overdue[0].name } : undefined;
+      let content: string;
+      switch (mode) {
+        case 'good':
+          content = JSON.stringify(goodPayload(debtor));
+          break;
+        case 'fenced':
+          content = '```json\n' + JSON.stringify(goodPayload(debtor)) + '\n```';
+          break;
+        case 'not_json':
+          content = 'Here is your brief: cash is fine!';
+          break;
+        case 'long_headline': {
+          const p = goodPayload(debtor);
+          p.mainDriver.headline = 'x'.repeat(81);
+          content = JSON.stringify(p);
+          break;
+        }
+        case 'unknown_ref': {
+          const p = goodPayload({ key: 'invented-customer', displayName: 'Invented' });
+          content = JSON.stringify(p);
+          break;
+        }
+        case 'link': {
+          const p = goodPayload(debtor);
+          p.recommendedAction.bodyMarkdown = 'See [the invoice](https://evil.example).';
+          content = JSON.stringify(p);
+          break;
+        }
+        case 'http_500':
+          res.writeHead(500).end('{"error":"boom"}');
+          return;
+        case 'slow':
+          setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { content: JSON.stringify(goodPayload()) } }] })), 1_500);
+          return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    bodies,
+    setMode: (m: Mode) => {
+      mode = m;
+    },
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+describe('premium tier (LLM) with fallback to rules', () => {
+  let store: TestStore;
+  let llm: Awaited<ReturnType<typeof fakeLlm>>;
+  let premium: string;
+  let free: string;
+  let sensitiveName: string;
+  const logs: { level: string; msg: string; extra?: Record<string, unknown> }[] = [];
+  const log = (level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>) => logs.push({ level, msg, ...(extra ? { extra } : {}) });
+  const day = (k: number) => new Date(NOW.getTime() + k * 86_400_000);
+
+  beforeAll(async () => {
+    store = await freshStore('pglite');
+    llm = await fakeLlm();
+    premium = await seededOrg(store.db, { name: 'Premium Co', plan: 'Vault' });
+    free = await seededOrg(store.db, { name: 'Free Co', plan: 'Free' });
+    sensitiveName = await flagTopDebtor(store.db, premium);
+  });
+  afterAll(async () => {
+    await llm?.close();
+    await store?.close();
+  });
+
+  it('a good answer is stored as the llm tier; sensitive names never reach the model', async () => {
+    llm.setMode('good');
+    const cfg = { baseUrl: llm.url, model: 'test-model', apiKey: 'sk-test', timeoutMs: 1_000 };
+    const r = await generateDailyBrief(store.db, premium, day(0), { llm: cfg, log });
+    expect(r).toMatchObject({ created: true, tier: 'llm' });
+    const sent = llm.bodies.at(-1)!;
+    expect(sent).not.toContain(sensitiveName);
+    expect(sent).toContain('Sensitive contact 1');
+    const [row] = await store.db.select().from(s.dailyBriefs).where(and(eq(s.dailyBriefs.orgId, premium), eq(s.dailyBriefs.asOfDate, '2026-11-23')));
+    expect(row!.generatorTier).toBe('llm');
+    expect(row!.redactions).toEqual([]);
+    expect(JSON.stringify(row!.payload)).not.toContain(sensitiveName);
+    // The free plan stays on rules, without calling the model.
+    const calls = llm.bodies.length;
+    expect((await generateDailyBrief(store.db, free, day(0), { llm: cfg, log })).tier).toBe('rules');
+    expect(llm.bodies.length).toBe(calls);
+  });
+
+  it.each<[Mode, string]>([
+    ['not_json', 'not_json'],
+    ['long_headline', 'invalid_shape'],
+    ['link', 'invalid_shape'],
+    ['unknown_ref', 'unknown_ref'],
+    ['http_500', 'http'],
+    ['slow', 'timeout'],
+  ])('a bad answer (%s) falls back to rules for that day, logged', async (mode, reason) => {
+    llm.setMode(mode);
+    const k = ['not_json', 'long_headline', 'link', 'unknown_ref', 'http_500', 'slow'].indexOf(mode) + 1;
+    const r = await generateDailyBrief(store.db, premium, day(k), { llm: { baseUrl: llm.url, model: 'm', timeoutMs: 400 }, log });
+    expect(r.tier).toBe('rules');
+    expect(r.created).toBe(true);
+    expect(r.fallback).toMatch(new RegExp(`^${reason}`));
+    expect(logs.at(-1)).toMatchObject({ level: 'warn', extra: { orgId: premium, reason: expect.stringMatching(new RegExp(`^${reason}`)) } });
+  });
+
+  it("one worker tick chains the day's work: nightly baselines, then the forecast snapshot, then the brief (premium: llm)", async () => {
+    llm.setMode('good');
+    const at = new Date('2026-12-20T07:00:00Z'); // 18:00 in Sydney: the nightly run is due; after 06:00 UTC: the brief too
+    const r = await workerTick({ db: store.db, clock: fixedClock(at), ledger: null, llm: { baseUrl: llm.url, model: 'm' }, syncEveryMs: 60_000, log });
+    expect(r.errors).toEqual([]);
+    expect(r.baselines.ran.map((x) => x.orgId).sort()).toEqual([premium, free].sort());
+    expect(r.forecasts.sort()).toEqual([premium, free].sort());
+    expect(r.briefs.map((b) => [b.orgId, b.tier, b.created]).sort()).toEqual([[premium, 'llm', true], [free, 'rules', true]].sort());
+    const again = await workerTick({ db: store.db, clock: fixedClock(new Date(at.getTime() + 60_000)), ledger: null, llm: null, syncEveryMs: 60_000 });
+    expect([again.baselines.ran, again.forecasts, again.briefs]).toEqual([[], [], []]);
+  });
+
+  it('a fenced JSON answer is accepted', async () => {
+    llm.setMode('fenced');
+    const r = await generateDailyBrief(store.db, premium, day(10), { llm: { baseUrl: llm.url, model: 'm' }, log });
+    expect(r.tier).toBe('llm');
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Workers racing on PostgreSQL
+// ---------------------------------------------------------------------------
+
+describe('two workers racing for the same brief (PostgreSQL)', () => {
+  let a: TestStore;
+  let bDb: Awaited<ReturnType<typeof openStore>>;
+  beforeAll(async () => {
+    a = await freshStore('postgres');
+    bDb = await openStore({ databaseUrl: a.url!, searchPath: a.schema });
+  });
+  afterAll(async () => {
+    await bDb?.close();
+    await a?.close();
+  });
+
+  it('nothing is due before 06:00 UTC; after it, each organisation gets exactly one brief, written by one worker', async () => {
+    const orgs = await Promise.all([1, 2, 3].map(async (i) => (await createOrg(a.db, { name: `Race ${i}`, now: NOW })).orgId));
+    expect(await briefsDue(a.db, new Date('2026-11-24T05:59:00Z'))).toEqual([]);
+    const at = fixedClock('2026-11-24T06:00:30Z');
+    const opts = { clock: at, ledger: null, llm: null, syncEveryMs: 60_000, jobs: ['brief'] as const };
+    const [ra, rb] = await Promise.all([
+      workerTick({ ...opts, db: a.db, owner: 'worker-a' }),
+      workerTick({ ...opts, db: bDb.db, owner: 'worker-b' }),
+    ]);
+    const written = [...ra.briefs, ...rb.briefs].filter((b) => b.created).map((b) => b.orgId).sort();
+    expect(written).toEqual([...orgs].sort());
+    const list = await rows<{ org_id: string; n: number }>(a.db, sql`select org_id, count(*)::int as n from daily_briefs group by org_id`);
+    expect(list.map((r) => Number(r.n))).toEqual([1, 1, 1]);
+    // A direct race of the generator itself: still one row.
+    const [x, y] = await Promise.all([generateDailyBrief(a.db, orgs[0]!, new Date('2026-11-25T07:00:00Z')), generateDailyBrief(bDb.db, orgs[0]!, new Date('2026-11-25T07:00:00Z'))]);
+    expect([x.created, y.created].filter(Boolean)).toHaveLength(1);
+    const [{ n }] = (await rows<{ n: number }>(a.db, sql`select count(*)::int as n from daily_briefs where org_id = ${orgs[0]!} and as_of_date = '2026-11-25'`)) as [{ n: number }];
+    expect(Number(n)).toBe(1);
+    // The next tick finds nothing due.
+    const again = await workerTick({ ...opts, db: a.db, owner: 'worker-a' });
+    expect(again.briefs).toEqual([]);
+  });
+});
