@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
+    // Two workers on the project's two cores (the default leaves one idle); the services the tests start run beside them.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default'],

@@ -25,6 +25,7 @@ import { generateDemo, writeXeroFiles } from '../src/demo/generate.js';
 import { importDirectory } from '../src/ledger/import.js';
 import { recomputeBaselines } from '../src/jobs/baselines.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
+import { generateDailyBrief } from '../src/jobs/brief.js';
 import { rows } from '../src/store/db.js';
 import { startTestApi, type TestApi } from './helpers/http.js';
 
@@ -125,6 +126,7 @@ async function importDemo(api: TestApi, seed: number, name: string): Promise<str
   await api.ledger(orgId);
   await recomputeBaselines(api.store.db, orgId, new Date(NOW));
   await recomputeForecast(api.store.db, orgId, new Date(NOW));
+  await generateDailyBrief(api.store.db, orgId, new Date(NOW), { llm: null });
   return orgId;
 }
 
@@ -258,7 +260,7 @@ describe('fuzzing from the OpenAPI document (issue 8)', () => {
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status >= 500) problems.push(`${url} -> ${res.status} ${JSON.stringify(body)}`);
         if (res.status === 400) {
-          const sentNames = new Set([...query.keys(), ...(ep.template.includes('{id}') ? ['id'] : []), ...(hdr.orgHeader !== undefined ? ['X-Service-Org-Id'] : [])]);
+          const sentNames = new Set([...query.keys(), ...(ep.template.includes('{id}') ? ['id'] : []), ...(ep.template.includes('{orgId}') ? ['orgId'] : []), ...(hdr.orgHeader !== undefined ? ['X-Service-Org-Id'] : [])]);
           if (body?.error === 'bad_request' && !(body.parameter && sentNames.has(body.parameter))) {
             problems.push(`${url} -> 400 without a sent parameter named: ${JSON.stringify(body)}`);
           }

@@ -25,6 +25,7 @@ import { generateDemo, writeXeroFiles } from '../src/demo/generate.js';
 import { importDirectory } from '../src/ledger/import.js';
 import { recomputeBaselines } from '../src/jobs/baselines.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
+import { generateDailyBrief } from '../src/jobs/brief.js';
 import { ROUTE_SCOPES } from '../src/api/route.js';
 import { SCOPES, type Scope } from '../src/domain/scopes.js';
 import { rows } from '../src/store/db.js';
@@ -90,10 +91,11 @@ beforeAll(async () => {
     await api.ledger(o.orgId);
   }
   await plantCanaries(api, org);
-  // The derived data every endpoint serves (baselines, the forecast snapshots), computed after the canaries are in the names.
+  // The derived data every endpoint serves (baselines, the forecast snapshots, today's brief), computed after the canaries are in the names.
   for (const name of ORGS) {
     await recomputeBaselines(db, org[name], new Date(NOW));
     await recomputeForecast(db, org[name], new Date(NOW));
+    await generateDailyBrief(db, org[name], new Date(NOW), { llm: null });
   }
   for (const name of ORGS) {
     ids[name] = {};
@@ -170,10 +172,18 @@ const foreignCanaries = (allowed: OrgName | null | readonly OrgName[], text: str
   const ok: readonly (OrgName | null)[] = Array.isArray(allowed) ? allowed : [allowed as OrgName | null];
   return ORGS.filter((o) => !ok.includes(o) && text.includes(canary(o)));
 };
-/** The partner key is linked to A and B: its /orgs lists both (spec 4.x /orgs); every other answer is the selected organisation's. */
+/**
+ * The partner key is linked to A and B: its /orgs lists both (spec 4.x /orgs);
+ * an endpoint naming the organisation in its path (the daily brief, spec 4.7:
+ * "partner keys: any linked client") answers for that organisation when it is
+ * linked and no other is selected; every other answer is the selected one's.
+ */
 const PARTNER_ORGS = ['A', 'B'] as const;
-const partnerMaySee = (path: string, selected: OrgName | undefined): readonly OrgName[] =>
-  path === '/api/agent/orgs' ? PARTNER_ORGS : selected === 'A' || selected === 'B' ? [selected] : [];
+const partnerMaySee = (path: string, selected: OrgName | undefined, pathOrg?: OrgName): readonly OrgName[] => {
+  if (path === '/api/agent/orgs') return PARTNER_ORGS;
+  if (path.includes(':orgId')) return (pathOrg === 'A' || pathOrg === 'B') && (selected === undefined || selected === pathOrg) ? [pathOrg] : [];
+  return selected === 'A' || selected === 'B' ? [selected] : [];
+};
 
 describe('scope matrix (spec 5: each endpoint needs its scope)', () => {
   it('every subset of the 8 scopes x every endpoint: 200 exactly when the scope is held', async () => {
@@ -242,7 +252,7 @@ describe('cross-tenant matrix', () => {
           const headers: Record<string, string> = caller.header ? { 'x-service-org-id': world.org[caller.header] } : {};
           const res = await world.api.get(url, caller.key, headers);
           const text = await res.text();
-          const leaked = foreignCanaries(caller.key === world.partnerKey ? partnerMaySee(ep.path, caller.header) : caller.own, text);
+          const leaked = foreignCanaries(caller.key === world.partnerKey ? partnerMaySee(ep.path, caller.header, idOrg) : caller.own, text);
           if (leaked.length) leaks.push(`${caller.label} ${url} -> ${leaked.join(',')}`);
           const hasId = /:(?!orgId)/.test(ep.path);
           const hasOrgParam = ep.path.includes(':orgId');
@@ -308,7 +318,7 @@ describe('cross-tenant matrix', () => {
         const text = await res.text();
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         // What the caller may see: its own organisation, or (partner) the linked one it selected.
-        const allowed = caller.key === world.partnerKey ? partnerMaySee(ep.path, sel) : caller.own;
+        const allowed = caller.key === world.partnerKey ? partnerMaySee(ep.path, sel, idOrg) : caller.own;
         const leaked = foreignCanaries(allowed, text);
         if (leaked.length) leaks.push(`${caller.label} sel=${sel} ${url}${query} -> ${leaked.join(',')}`);
         if (res.status >= 500) failures.push(`${url}${query} -> ${res.status}`);
