@@ -11,9 +11,13 @@ import { rows } from '../src/store/db.js';
 import * as s from '../src/store/schema.js';
 import { insertSynthetic, syntheticLedger } from '../src/backtest/synthetic.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
+import { arAgeing } from '../src/domain/forecast/daily.js';
+import { addDays } from '../src/domain/calendar.js';
 import {
+  arAgeingInStore,
   latestSnapshot,
   loadCashEvents,
+  loadOpenReceivables,
   loadForecastInput,
   orgMeta,
   saveManualItems,
@@ -56,6 +60,28 @@ describe.each(BACKENDS)('forecast job on %s', (kind) => {
   });
   afterAll(async () => {
     await store?.close();
+  });
+
+  it('AR ageing aggregated in the store equals the domain rule (arAgeing) over every open receivable, on every band boundary and in a foreign currency', async () => {
+    const asOf = '2026-11-23';
+    const contactId = (await rows<{ id: string }>(store.db, sql`select id from contacts where org_id = ${orgId} limit 1`))[0]!.id;
+    // Invoices exactly on each band's edges (29/30, 59/60, 89/90 days late), one without a due date, one of zero due.
+    const edges = [29, 30, 59, 60, 89, 90, -3];
+    await store.db.insert(s.cashItems).values([
+      ...edges.map((late, k) => ({
+        orgId, id: `edge-${k}`, source: 'LEDGER_INVOICE', ledgerType: 'ACCREC', contactId, ledgerStatus: 'AUTHORISED', status: 'FORECAST',
+        currency: 'AUD', issueDate: addDays(asOf, -late - 10), dueDate: addDays(asOf, -late), sortDate: addDays(asOf, -late - 10),
+        subTotal: '10.01', totalTax: '0', total: '10.01', amountDue: '10.01', amountPaid: '0', amountCredited: '0', lastSyncedAt: synced,
+      })),
+      { orgId, id: 'edge-nodue', source: 'LEDGER_INVOICE', ledgerType: 'ACCREC', contactId, ledgerStatus: 'AUTHORISED', status: 'FORECAST',
+        currency: 'AUD', issueDate: addDays(asOf, -45), dueDate: null, sortDate: addDays(asOf, -45),
+        subTotal: '7', totalTax: '0', total: '7', amountDue: '7', amountPaid: '0', amountCredited: '0', lastSyncedAt: synced },
+    ]);
+    const fromStore = await arAgeingInStore(store.db, orgId, asOf);
+    const fromDomain = arAgeing(await loadOpenReceivables(store.db, orgId), asOf);
+    expect(fromStore).toEqual(fromDomain);
+    expect(fromStore.total.count).toBeGreaterThan(edges.length);
+    await store.db.delete(s.cashItems).where(and(eq(s.cashItems.orgId, orgId), sql`${s.cashItems.id} like 'edge-%'`));
   });
 
   it('opening cash: reconciled balances plus unreconciled payments and bank transactions (the auto-detected adjustment); base-currency conversion', async () => {

@@ -11,7 +11,7 @@
 import type { Context } from 'hono';
 import type { z } from '@hono/zod-openapi';
 import { addDays, dateIn } from '../../domain/calendar.js';
-import { ANOMALY_FACTOR, ANOMALY_HISTORY_DAYS, ANOMALY_MIN_HISTORY, arAgeing, forecast13w, last7d } from '../../domain/forecast/daily.js';
+import { ANOMALY_FACTOR, ANOMALY_HISTORY_DAYS, ANOMALY_MIN_HISTORY, forecast13w, last7d } from '../../domain/forecast/daily.js';
 import type { CashPosition, ForecastPayload, ForecastWeek } from '../../domain/forecast/types.js';
 import { canonical, D, dec, type Dec } from '../../domain/money.js';
 import { narrative } from '../../domain/narrative.js';
@@ -27,18 +27,19 @@ import {
 import {
   countBankAccounts,
   countPendingAnomalies,
-  latestCashPosition,
-  latestOutlook,
+  cashPositionOfSnapshot,
+  arAgeingInStore,
+  outlookOfSnapshot,
   latestSnapshotRef,
   snapshotPayload,
   liveCashPosition,
   loadCashEvents,
-  loadOpenReceivables,
   scenarioExists,
   sensitiveAccountIds,
   type OrgMeta,
 } from '../../store/queries/forecast.js';
 import { AnswerCache, jsonText } from '../answer-cache.js';
+import type { Db } from '../../store/db.js';
 import type { ApiApp, AppEnv } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
@@ -170,12 +171,33 @@ export function shapeForecast(p: ForecastPayload, n: number, hidden: Set<string>
 
 /** The shaped /forecast answers of this process (src/api/answer-cache.ts). */
 const forecastAnswers = new AnswerCache();
+/**
+ * Parts of the latest BASE snapshot (its outlook, its cash position) for this
+ * process, by snapshot id: the id is read on every request (a recompute is
+ * seen at once), the part itself (a read that makes PostgreSQL detoast a
+ * payload of megabytes on a large ledger) once per snapshot.
+ */
+const snapshotParts = new AnswerCache(8 * 1024 * 1024);
+
+async function fromLatestSnapshot<T>(db: Db, orgId: string, part: string, load: (snapshotId: string) => Promise<T | null>): Promise<T | null> {
+  const ref = await latestSnapshotRef(db, orgId);
+  if (!ref) return null;
+  const key = `${part}\0${orgId}\0${ref.id}`;
+  const hit = snapshotParts.get(key);
+  if (hit !== undefined) return JSON.parse(hit) as T;
+  const value = await load(ref.id);
+  if (value !== null) snapshotParts.set(key, JSON.stringify(value));
+  return value;
+}
 
 export function registerForecast(app: ApiApp): void {
   app.openapi(cashPositionRoute, async (c) => {
     const { orgId, gate } = listCaller(c);
     const db = c.get('deps').store.db;
-    const [snap, hidden] = await Promise.all([latestCashPosition(db, orgId), gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>())]);
+    const [snap, hidden] = await Promise.all([
+      fromLatestSnapshot(db, orgId, 'cash-position', (id) => cashPositionOfSnapshot(db, orgId, id)),
+      gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>()),
+    ]);
     if (snap) {
       const body = cashPositionBody(snap.cashPosition, hidden, snap.computedAt);
       return c.json(withAlerts(c, { ...body, notesForAgent: snap.notesForAgent }), 200);
@@ -216,13 +238,13 @@ export function registerForecast(app: ApiApp): void {
     const db = c.get('deps').store.db;
     const now = c.get('deps').clock.now();
     const asOf = dateIn(org.timezone, now);
-    const [cp, events, anomalies, open, bankAccounts, snap] = await Promise.all([
+    const [cp, events, anomalies, ar, bankAccounts, snap] = await Promise.all([
       liveCashPosition(db, org, asOf),
       loadCashEvents(db, orgId, addDays(asOf, -6), asOf),
       countPendingAnomalies(db, orgId, asOf, { factor: ANOMALY_FACTOR, historyDays: ANOMALY_HISTORY_DAYS, minHistory: ANOMALY_MIN_HISTORY }),
-      loadOpenReceivables(db, orgId),
+      arAgeingInStore(db, orgId, asOf),
       countBankAccounts(db, orgId),
-      latestOutlook(db, orgId),
+      fromLatestSnapshot(db, orgId, 'outlook', (id) => outlookOfSnapshot(db, orgId, id)),
     ]);
     const l7 = last7d(events, asOf);
     let redacted = 0;
@@ -234,7 +256,6 @@ export function registerForecast(app: ApiApp): void {
       });
     const topInflows = rename(l7.topInflows);
     const topOutflows = rename(l7.topOutflows);
-    const ar = arAgeing(open, asOf);
     const f13 = snap ? forecast13w(snap) : null;
     const body = {
       orgName: org.name,

@@ -27,6 +27,7 @@ import type {
 } from '../../domain/forecast/types.js';
 import { DEFAULT_SCENARIO_ADJUSTMENTS } from '../../domain/forecast/engine.js';
 import { cashPosition } from '../../domain/forecast/opening.js';
+import type { ArAgeing } from '../../domain/forecast/daily.js';
 
 /** How far back the engine looks (days): the behaviour models use two years, seasonality three. */
 export const HISTORY_DAYS = 3 * 365 + 7;
@@ -703,35 +704,75 @@ export async function latestCashPosition(
   db: Db,
   orgId: string,
 ): Promise<{ computedAt: string; cashPosition: ForecastPayload['cashPosition']; notesForAgent: ForecastPayload['notesForAgent'] } | null> {
-  const [r] = await rows<{ computed_at: Date | string; cp: ForecastPayload['cashPosition'] | null; notes: ForecastPayload['notesForAgent'] | null }>(
+  const ref = await latestSnapshotRef(db, orgId);
+  return ref ? cashPositionOfSnapshot(db, orgId, ref.id) : null;
+}
+
+/** The cash position part of a snapshot, read by id. */
+export async function cashPositionOfSnapshot(
+  db: Db,
+  orgId: string,
+  snapshotId: string,
+): Promise<{ computedAt: string; cashPosition: ForecastPayload['cashPosition']; notesForAgent: ForecastPayload['notesForAgent'] } | null> {
+  const [r] = await rows<{ computed_at: unknown; cp: ForecastPayload['cashPosition'] | null; notes: ForecastPayload['notesForAgent'] | null }>(
     db,
     sql`select f.computed_at, f.payload->'cashPosition' as cp, f.payload->'notesForAgent' as notes
-        from forecast_snapshots f
-        where f.org_id = ${orgId} and f.scenario_id = (
-          select id from forecast_scenarios where org_id = ${orgId} and kind = 'BASE' order by created_at, id limit 1)
-        order by f.computed_at desc, f.id desc limit 1`,
+        from forecast_snapshots f where f.org_id = ${orgId} and f.id = ${snapshotId}`,
   );
   if (!r || !r.cp) return null;
-  const at = r.computed_at instanceof Date ? r.computed_at : new Date(r.computed_at);
-  return { computedAt: at.toISOString(), cashPosition: r.cp, notesForAgent: r.notes ?? [] };
+  return { computedAt: pgTimestamp(r.computed_at)!.toISOString(), cashPosition: r.cp, notesForAgent: r.notes ?? [] };
 }
 
 /** The latest BASE snapshot's weeks without their item ids and categories (the daily summary's outlook), and its notes. */
-export async function latestOutlook(
+/**
+ * The AR ageing of open sales invoices as at `asOf`, aggregated in the store
+ * (the same bands and rules as `arAgeing` in src/domain/forecast/daily.ts:
+ * days late from the due date, else the issue date, else none; amounts in
+ * the base currency; only positive amounts due), so a ledger with tens of
+ * thousands of open invoices sends four rows, not all of them.
+ */
+export async function arAgeingInStore(db: Db, orgId: string, asOf: string): Promise<ArAgeing> {
+  const found = await rows<{ band: string; n: number | string; amount: string | null }>(
+    db,
+    sql`select band, count(*)::int8 as n, sum(amount) as amount from (
+          select ${base('amount_due')} as amount,
+            case when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) >= 90 then 'days90plus'
+                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) >= 60 then 'days60'
+                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) >= 30 then 'days30'
+                 else 'current' end as band
+          from cash_items i join organisations o on o.id = i.org_id
+          where i.org_id = ${orgId} and i.source = 'LEDGER_INVOICE' and i.ledger_status = 'AUTHORISED' and i.amount_due > 0) x
+        where amount > 0
+        group by band`,
+  );
+  const by = new Map(found.map((r) => [r.band, r]));
+  const bucket = (band: string) => ({ count: Number(by.get(band)?.n ?? 0), amount: canonical(by.get(band)?.amount ?? '0') });
+  const total = found.reduce((t, r) => ({ n: t.n + Number(r.n), amount: t.amount.plus(dec(r.amount ?? '0')) }), { n: 0, amount: dec('0') });
+  return { current: bucket('current'), days30: bucket('days30'), days60: bucket('days60'), days90plus: bucket('days90plus'), total: { count: total.n, amount: canonical(total.amount) } };
+}
+
+/** The 13-week outlook part of a snapshot (weeks without their item lists), read by id. */
+export async function outlookOfSnapshot(
   db: Db,
   orgId: string,
+  snapshotId: string,
 ): Promise<Pick<ForecastPayload, 'weeks' | 'startingCash' | 'endingCash' | 'notesForAgent'> | null> {
   const [r] = await rows<{ weeks: ForecastPayload['weeks'] | null; start: string; end: string; notes: ForecastPayload['notesForAgent'] | null }>(
     db,
     sql`select (select jsonb_agg(w - 'itemIds' - 'overdueItemIds' - 'categories' order by n) from jsonb_array_elements(f.payload->'weeks') with ordinality as x(w, n)) as weeks,
           f.payload->>'startingCash' as start, f.payload->>'endingCash' as "end", f.payload->'notesForAgent' as notes
-        from forecast_snapshots f
-        where f.org_id = ${orgId} and f.scenario_id = (
-          select id from forecast_scenarios where org_id = ${orgId} and kind = 'BASE' order by created_at, id limit 1)
-        order by f.computed_at desc, f.id desc limit 1`,
+        from forecast_snapshots f where f.org_id = ${orgId} and f.id = ${snapshotId}`,
   );
   if (!r || !r.weeks) return null;
   return { weeks: r.weeks, startingCash: r.start, endingCash: r.end, notesForAgent: r.notes ?? [] };
+}
+
+export async function latestOutlook(
+  db: Db,
+  orgId: string,
+): Promise<Pick<ForecastPayload, 'weeks' | 'startingCash' | 'endingCash' | 'notesForAgent'> | null> {
+  const ref = await latestSnapshotRef(db, orgId);
+  return ref ? outlookOfSnapshot(db, orgId, ref.id) : null;
 }
 
 /**
