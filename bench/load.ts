@@ -29,6 +29,7 @@ import { SCOPES } from '../src/domain/scopes.js';
 import { recomputeBaselines } from '../src/jobs/baselines.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { latestSnapshot } from '../src/store/queries/forecast.js';
+import { generateDailyBrief } from '../src/jobs/brief.js';
 import { BENCH_ORG, BENCH_SCHEMA, BENCH_URL, benchOrgExists, generateLargeOrg, openBenchStore } from './gen-large-org.js';
 
 const arg = (name: string, dflt: number) => {
@@ -57,6 +58,8 @@ if (!(await latestSnapshot(db, BENCH_ORG))) {
   await recomputeBaselines(db, BENCH_ORG, now);
   await recomputeForecast(db, BENCH_ORG, now);
 }
+// Today's brief (rules tier), so the brief endpoint answers 200 like the others.
+await generateDailyBrief(db, BENCH_ORG, new Date(), { llm: null });
 log(`creating ${KEYS} users and keys`);
 const keys: string[] = [];
 for (let i = 0; i < KEYS; i++) {
