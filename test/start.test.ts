@@ -93,4 +93,23 @@ describe('npm start (README)', () => {
       expect(await stop(again)).toBe(0);
     }
   }, 400_000);
+
+  it('demo --ledger: the demo business synced from the shipped Xero-compatible server, connected and fresh (issue 6)', async () => {
+    const ledgerDir = mkdtempSync(join(tmpdir(), 'cashline-start-ledger-'));
+    const s = await start('node', ['dist/bin/cashline-server.js', 'demo', '--ledger'], ledgerDir);
+    try {
+      const { baseUrl, keys, orgs } = s.banner;
+      expect(orgs.every((o) => o.created)).toBe(true);
+      const headers = { authorization: `Bearer ${keys.full}` };
+      const invoices = await (await fetchJson(`${baseUrl}/api/agent/invoices?limit=1&totals=true`, { headers })).json();
+      expect(invoices.totalCount).toBeGreaterThan(1000);
+      // Connected and just synced: no ledgerAlert (a demo imported from files says no_connection).
+      expect(invoices.ledgerAlert).toBeUndefined();
+      const banks = await (await fetchJson(`${baseUrl}/api/agent/bank-accounts`, { headers })).json();
+      expect(banks.bankAccounts.length).toBeGreaterThanOrEqual(3);
+    } finally {
+      expect(await stop(s)).toBe(0);
+      rmSync(ledgerDir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });

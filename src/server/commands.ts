@@ -61,6 +61,8 @@ export function extraCommands(program: Command, io: Io): void {
         const store = await ctx.store();
         const ledger = opts.ledger ? await startDemoLedger(ctx, store.db, progressPrinter(io, 'demo ledger')) : null;
         const demo = await setupDemo(store.db, ctx.config.clock.now(), progressPrinter(io, 'demo'));
+        // The organisation the ledger sync created in this run is new too.
+        if (ledger?.created) for (const o of demo.orgs) if (o.id === ledger.synced.orgId) o.created = true;
         const server = await serveApi(ctx, opts);
         if (ledger) {
           startWorkers(ctx, ledger.config);

@@ -25,13 +25,16 @@ export interface DemoLedger {
   apiUrl: string;
   config: LedgerEndpoint;
   synced: { orgId: string; outcome: string; records: Record<string, number>; durationMs: number };
+  /** Whether this run created the organisation (the banner's `created`). */
+  created: boolean;
   close(): Promise<void>;
 }
 
 export async function startDemoLedger(ctx: CommandContext, db: Db, progress: Progress): Promise<DemoLedger> {
   const demo = DEMO_ORGS[0];
   const now = ctx.config.clock.now();
-  if (!(await getOrg(db, demo.id))) await createOrg(db, { id: demo.id, name: demo.name, plan: demo.plan, ownerName: 'Demo owner', now });
+  const created = !(await getOrg(db, demo.id));
+  if (created) await createOrg(db, { id: demo.id, name: demo.name, plan: demo.plan, ownerName: 'Demo owner', now });
   const out = generateDemo({ seed: demo.seed, asOf: now, scale: demo.scale, name: demo.name, onProgress: (step, d, t) => progress(`generate: ${step}`, d, t) });
   const server = await startXeroServer({ data: datasetFromFiles(out.files), limits: { perMinute: DEMO_PER_MINUTE, concurrent: 5 } });
   const config: LedgerEndpoint = { apiUrl: server.apiUrl, identityUrl: server.identityUrl, clientId: server.clientId, clientSecret: server.clientSecret };
@@ -57,6 +60,7 @@ export async function startDemoLedger(ctx: CommandContext, db: Db, progress: Pro
     apiUrl: server.apiUrl,
     config,
     synced: { orgId: demo.id, outcome: r.outcome, records: r.records as Record<string, number>, durationMs: r.durationMs },
+    created,
     close: () => server.close(),
   };
 }
