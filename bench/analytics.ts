@@ -13,6 +13,7 @@
  *   npx tsx bench/analytics.ts [--quick]
  * Env: BENCH_DATABASE_URL, BENCH_SCHEMA (see gen-large-org.ts).
  */
+import { NO_LIMITS } from './no-limits.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,7 +29,6 @@ import { importDirectory } from '../src/ledger/import.js';
 import { startServer } from '../src/api/server.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import { usageFrom } from '../src/api/limits.js';
 import { ManualClock } from '../src/clock.js';
 
 const RETAIL_ORG = 'bench-retail';
@@ -68,13 +68,7 @@ const server = await startServer({
   host: '127.0.0.1',
   port: 0,
   // No burst cap or credits: they would refuse the benchmark itself (bench/limits.ts measures them).
-  limiter: {
-    name: 'none',
-    hitBurst: async () => ({ allowed: true, limit: 1e9, remaining: 1e9, retryAfterSeconds: 0, resetSeconds: 0 }),
-    reserveCredit: async (s, now) => ({ allowed: true, reservation: 'bench', usage: usageFrom(s.limit, [], now.getTime()) }),
-    releaseCredit: async () => {},
-    usage: async (s, now) => usageFrom(s.limit, [], now.getTime()),
-  },
+  limiter: NO_LIMITS,
 });
 
 const pct = (xs: number[], p: number) => {

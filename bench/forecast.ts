@@ -16,6 +16,7 @@
  *        BENCH_FORECAST_SCHEMA (default cashline_bench_forecast)
  * The data lives in its own schema, built once (--force rebuilds it).
  */
+import { NO_LIMITS } from './no-limits.js';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { openStore, rows, type Db } from '../src/store/db.js';
@@ -154,7 +155,6 @@ for (let i = 0; input && i < engineRuns; i++) {
   const { startServer } = await import('../src/api/server.js');
   const { loadConfig } = await import('../src/config.js');
   const { createLogger } = await import('../src/log.js');
-  const { usageFrom } = await import('../src/api/limits.js');
   const { ManualClock } = await import('../src/clock.js');
   const config = loadConfig({ CASHLINE_LOG_LEVEL: 'warn', CASHLINE_CURSOR_SECRET: 'bench-cursor-secret-0123456789' });
   const server = await startServer({
@@ -163,13 +163,7 @@ for (let i = 0; input && i < engineRuns; i++) {
     logger: createLogger(config),
     host: '127.0.0.1',
     port: 0,
-    limiter: {
-      name: 'none',
-      hitBurst: async () => ({ allowed: true, limit: 1e9, remaining: 1e9, retryAfterSeconds: 0, resetSeconds: 0 }),
-      reserveCredit: async (sc, now) => ({ allowed: true, reservation: 'bench', usage: usageFrom(sc.limit, [], now.getTime()) }),
-      releaseCredit: async () => {},
-      usage: async (sc, now) => usageFrom(sc.limit, [], now.getTime()),
-    },
+    limiter: NO_LIMITS,
   });
   const key = (await createKey(store.db, { orgId: ORG, scopes: SCOPES.filter((x) => x !== 'READ_SENSITIVE'), name: 'bench forecast', now: new Date() })).key;
   const n = Number(args[args.indexOf('--requests') + 1] || 300) || 300;

@@ -19,6 +19,7 @@
  * Each server runs in a child process (so autocannon's own CPU is not
  * counted in it); its memory is sampled every 50 ms.
  */
+import { NO_LIMITS } from './no-limits.js';
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,7 +45,6 @@ async function serveReal(): Promise<string> {
   const { loadConfig } = await import('../src/config.js');
   const { createLogger } = await import('../src/log.js');
   const { openStore } = await import('../src/store/db.js');
-  const { usageFrom } = await import('../src/api/limits.js');
   const store = await openStore({ databaseUrl: BENCH_URL, searchPath: BENCH_SCHEMA, poolSize: 40 });
   const config = loadConfig({ CASHLINE_LOG_LEVEL: 'warn', CASHLINE_CURSOR_SECRET: 'bench-cursor-secret-0123456789' });
   const server = await startServer({
@@ -53,13 +53,7 @@ async function serveReal(): Promise<string> {
     logger: createLogger(config),
     host: '127.0.0.1',
     port: 0,
-    limiter: {
-      name: 'none',
-      hitBurst: async () => ({ allowed: true, limit: 1e9, remaining: 1e9, retryAfterSeconds: 0, resetSeconds: 0 }),
-      reserveCredit: async (s, now) => ({ allowed: true, reservation: 'bench', usage: usageFrom(s.limit, [], now.getTime()) }),
-      releaseCredit: async () => {},
-      usage: async (s, now) => usageFrom(s.limit, [], now.getTime()),
-    },
+    limiter: NO_LIMITS,
   });
   return server.url;
 }
