@@ -18,9 +18,7 @@
  * Usage: npx tsx bench/load.ts [--duration S] [--connections N] [--instances N] [--redis]
  * Env:   BENCH_DATABASE_URL, BENCH_SCHEMA (see gen-large-org.ts); REDIS_URL with --redis.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import { rows } from '../src/store/db.js';
@@ -30,6 +28,7 @@ import { recomputeBaselines } from '../src/jobs/baselines.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { latestSnapshot } from '../src/store/queries/forecast.js';
 import { generateDailyBrief } from '../src/jobs/brief.js';
+import { serveProcess } from '../test/helpers/net.js';
 import { BENCH_ORG, BENCH_SCHEMA, BENCH_URL, benchOrgExists, generateLargeOrg, openBenchStore } from './gen-large-org.js';
 
 const arg = (name: string, dflt: number) => {
@@ -42,7 +41,6 @@ const CONNECTIONS = arg('--connections', 16);
 const KEYS = 128;
 const INSTANCES = arg('--instances', 1);
 const log = (m: string) => process.stderr.write(`[load] ${m}\n`);
-const BIN = resolve(import.meta.dirname, '..', 'dist', 'bin', 'cashline-server.js');
 
 // ---------------------------------------------------------------------------
 // The organisation, its derived data and the keys
@@ -79,29 +77,19 @@ await store.close();
 // ---------------------------------------------------------------------------
 const dbUrl = new URL(BENCH_URL);
 dbUrl.searchParams.set('options', `-c search_path=${BENCH_SCHEMA}`);
-function startServer() {
-  const child = spawn(process.execPath, [BIN, 'serve', '--no-workers', '--port', '0'], {
-    env: {
-      PATH: process.env.PATH!,
-      DATABASE_URL: dbUrl.toString(),
-      CASHLINE_LOG_LEVEL: 'warn',
-      CASHLINE_CURSOR_SECRET: 'load-bench-shared-secret',
-      ...(process.argv.includes('--redis') ? { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } : {}),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise<{ child: typeof child; base: string }>((ok, fail) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /\{"baseUrl":"([^"]+)"\}/.exec(out);
-      if (m) ok({ child, base: m[1]! });
-    });
-    child.on('exit', (code) => fail(new Error(`server exited ${code}`)));
-  });
-}
-const servers = await Promise.all(Array.from({ length: INSTANCES }, startServer));
-const base = servers[0]!.base;
+// The real executable (test/helpers/net.ts: `serve --port 0`, its base URL read from its banner).
+const servers = await Promise.all(
+  Array.from({ length: INSTANCES }, () =>
+    serveProcess(
+      {
+        DATABASE_URL: dbUrl.toString(),
+        ...(process.argv.includes('--redis') ? { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } : {}),
+      },
+      ['--no-workers'],
+    ),
+  ),
+);
+const base = servers[0]!.url;
 /** The servers' resident memory, summed (MiB). */
 const rssMiB = () =>
   servers.reduce((sum, { child }) => {
@@ -130,7 +118,7 @@ const perEndpoint = new Map<string, number[]>();
 const statuses = new Map<number, number>();
 /** One autocannon per server (the connections split between them), run together; their counts summed. */
 async function run(seconds: number, record: boolean): Promise<{ total: number; average: number; errors: number; timeouts: number; non2xx: number; p50: number; p99: number }> {
-  const results = await Promise.all(servers.map((srv) => runOne(srv.base, Math.max(1, Math.round(CONNECTIONS / INSTANCES)), seconds, record)));
+  const results = await Promise.all(servers.map((srv) => runOne(srv.url, Math.max(1, Math.round(CONNECTIONS / INSTANCES)), seconds, record)));
   return {
     total: results.reduce((a, r) => a + r.requests.total, 0),
     average: results.reduce((a, r) => a + r.requests.average, 0),

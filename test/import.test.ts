@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { parse as parseYaml } from 'yaml';
 import { BACKENDS, freshStore, type TestStore } from './helpers/store.js';
+import { LEDGER_TABLES } from './helpers/ledger.js';
 import { type Db, rows } from '../src/store/db.js';
 import { createOrg } from '../src/store/tenancy.js';
 import { ImportError, importDirectory, type ImportProgress } from '../src/ledger/import.js';
@@ -47,20 +48,6 @@ function folder(files: Record<string, unknown>): string {
   }
   return dir;
 }
-
-const LEDGER_TABLES: Record<string, string> = {
-  contacts: 'id',
-  accounts: 'id',
-  bank_balances: 'account_id',
-  cash_items: 'id',
-  cash_item_lines: 'item_id, line_number',
-  payments: 'id',
-  credit_note_allocations: 'credit_note_id, seq',
-  purchase_orders: 'id',
-  purchase_order_lines: 'purchase_order_id, line_number',
-  bank_transactions: 'id',
-  journal_lines: 'journal_id, id',
-};
 
 /** Everything stored for the organisation (and its import runs). */
 async function snapshot(db: Db, orgId: string): Promise<Record<string, unknown[]>> {

@@ -64,7 +64,8 @@ export async function importedOrg(db: Db, scale?: number): Promise<string> {
   return orgId;
 }
 
-const LEDGER_TABLES: Record<string, string> = {
+/** Every ledger table an import or a sync writes, with the order that makes its rows comparable. */
+export const LEDGER_TABLES: Record<string, string> = {
   contacts: 'id',
   accounts: 'id',
   bank_balances: 'account_id',

@@ -200,7 +200,6 @@ export async function loadPurchaseOrders(db: Db, orgId: string): Promise<Purchas
   }));
 }
 
-/** Signed base-currency amount of a payment (money in positive), as SQL. */
 /**
  * A payment's invoice or bill, looked up per payment by primary key (as `i`),
  * for the selective payment reads (a date window, the unreconciled few): the
@@ -209,6 +208,7 @@ export async function loadPurchaseOrders(db: Db, orgId: string): Promise<Purchas
  */
 const ITEM_OF_PAYMENT = sql.raw('cross join lateral (select * from cash_items ci where ci.org_id = p.org_id and ci.id = p.item_id limit 1) i');
 
+/** Signed base-currency amount of a payment (money in positive), as SQL. */
 const PAYMENT_SIGNED = sql.raw(`(case when i.ledger_type in ('ACCREC', 'ACCPAYCREDIT') then 1 else -1 end)
   * (case when i.currency = o.base_currency or coalesce(p.currency_rate, i.currency_rate) is null or coalesce(p.currency_rate, i.currency_rate) = 0
       then p.amount else round(p.amount / coalesce(nullif(p.currency_rate, 0), i.currency_rate), 2) end)`);
@@ -704,18 +704,6 @@ export async function removeCustomScenario(db: Db, orgId: string, id: string): P
   return true;
 }
 
-/**
- * The cash position (and notes) of the latest BASE snapshot, without reading
- * the rest of the payload (the weeks' item ids make it large).
- */
-export async function latestCashPosition(
-  db: Db,
-  orgId: string,
-): Promise<{ computedAt: string; cashPosition: ForecastPayload['cashPosition']; notesForAgent: ForecastPayload['notesForAgent'] } | null> {
-  const ref = await latestSnapshotRef(db, orgId);
-  return ref ? cashPositionOfSnapshot(db, orgId, ref.id) : null;
-}
-
 /** The cash position part of a snapshot, read by id. */
 export async function cashPositionOfSnapshot(
   db: Db,
@@ -731,7 +719,6 @@ export async function cashPositionOfSnapshot(
   return { computedAt: pgTimestamp(r.computed_at)!.toISOString(), cashPosition: r.cp, notesForAgent: r.notes ?? [] };
 }
 
-/** The latest BASE snapshot's weeks without their item ids and categories (the daily summary's outlook), and its notes. */
 /**
  * The AR ageing of open sales invoices as at `asOf`, aggregated in the store
  * (the same bands and rules as `arAgeing` in src/domain/forecast/daily.ts:
@@ -773,14 +760,6 @@ export async function outlookOfSnapshot(
   );
   if (!r || !r.weeks) return null;
   return { weeks: r.weeks, startingCash: r.start, endingCash: r.end, notesForAgent: r.notes ?? [] };
-}
-
-export async function latestOutlook(
-  db: Db,
-  orgId: string,
-): Promise<Pick<ForecastPayload, 'weeks' | 'startingCash' | 'endingCash' | 'notesForAgent'> | null> {
-  const ref = await latestSnapshotRef(db, orgId);
-  return ref ? outlookOfSnapshot(db, orgId, ref.id) : null;
 }
 
 /**
