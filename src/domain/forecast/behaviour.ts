@@ -17,6 +17,8 @@
  *   distribution: with many invoices the customer's habit dominates, with
  *   none it is the organisation's.
  */
+import { countOf, type Counts } from './history.js';
+
 export const DMIN = -60;
 export const DMAX = 365;
 export const DN = DMAX - DMIN + 1;
@@ -59,21 +61,22 @@ function defaultPmf(): Float64Array {
 }
 
 /**
- * The organisation's delay distribution. `paid`: delays of paid invoices;
+ * The organisation's delay distribution. `paid`: delays of paid invoices (how many at each);
  * `open`: for each open invoice already due, how many days overdue it is
  * (it is known not to have been paid at a smaller delay).
  */
-export function orgDelayDist(paid: readonly number[], open: readonly number[]): DelayDist {
-  if (paid.length < 5) return finish(defaultPmf(), 0.05);
+export function orgDelayDist(paid: Counts, open: readonly number[]): DelayDist {
+  const paidCount = countOf(paid);
+  if (paidCount < 5) return finish(defaultPmf(), 0.05);
   const events = new Float64Array(DN);
   const censored = new Float64Array(DN);
-  for (const d of paid) events[clampDelay(Math.round(d)) - DMIN]! += 1;
+  for (const [d, n] of paid) events[clampDelay(Math.round(d)) - DMIN]! += n;
   // An open invoice overdue by c days has delay >= c: censored "after c - 1".
   for (const c of open) {
     const at = Math.round(c) - 1;
     if (at >= DMIN) censored[Math.min(at, DMAX) - DMIN]! += 1;
   }
-  let atRisk = paid.length + open.filter((c) => Math.round(c) - 1 >= DMIN).length;
+  let atRisk = paidCount + open.filter((c) => Math.round(c) - 1 >= DMIN).length;
   const km = new Float64Array(DN);
   let surv = 1;
   for (let i = 0; i < DN; i++) {

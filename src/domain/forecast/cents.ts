@@ -7,7 +7,7 @@
  * estimates (means, probabilities) are turned into whole cents once, by
  * Math.round, before they become money.
  */
-import { D, dec, type Dec, type MoneyInput } from '../money.js';
+import { canonical, D, dec, type Dec, type MoneyInput } from '../money.js';
 
 /** An exact amount: cents / 100 + extra. */
 export interface Amount {
@@ -55,6 +55,17 @@ export function cents(c: number): Amount {
 export function toDec(a: Amount): Dec {
   const base = new D(a.cents).div(100);
   return a.extra ? base.plus(a.extra) : base;
+}
+
+/** The canonical decimal string of an amount (money.ts `canonical`), without a Decimal for whole cents. */
+export function amountText(a: Amount): string {
+  if (a.extra !== null) return canonical(toDec(a));
+  const c = Math.abs(a.cents);
+  const whole = Math.floor(c / 100);
+  const frac = c % 100;
+  const sign = a.cents < 0 ? '-' : '';
+  if (frac === 0) return c === 0 ? '0' : `${sign}${whole}`;
+  return `${sign}${whole}.${frac % 10 === 0 ? frac / 10 : String(frac).padStart(2, '0')}`;
 }
 
 export function isZero(a: Amount): boolean {

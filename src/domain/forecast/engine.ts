@@ -18,6 +18,7 @@ import { fromDay, mondayOf, monthIndex, monthKey, monthOf, toDay } from './days.
 import { cashPosition } from './opening.js';
 import { matchPurchaseOrders, type SuppressedReason } from './purchase-orders.js';
 import { detectCadence, isActive, nextOccurrences } from './recurring.js';
+import { countOf, countsMedian, countsQuantiles, LOOKBACK, summariseHistory } from './history.js';
 import { gapModel, renewalDensity } from './renewal.js';
 import type {
   CashPosition,
@@ -38,8 +39,6 @@ export const WEEKS = 13;
 
 /** Probability that a draft or submitted invoice is issued and paid (pipeline). */
 export const PIPELINE_PROBABILITY = { DRAFT: '0.5', SUBMITTED: '0.8' } as const;
-/** History window of the behaviour models (days). */
-const LOOKBACK = 730;
 /** Window of the run-rates of business no series models (days). */
 const RUN_RATE_WINDOW = 182;
 /** Events a run-rate needs in its window. */
@@ -171,80 +170,40 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   const ends = starts.map((s) => s + 6);
   const end = ends[WEEKS - 1]!;
   const items = input.items.map(parseItem);
-  const openItems: PItem[] = [];
+  // What the models learn from: the store's summary, or the documents' own (history.ts: the same rules).
+  const history = input.history ?? summariseHistory(input.items, input.asOf);
 
-  // --- one pass over the ledger: delays, terms, orders, bills, monthly sales, facts
-  // (lists hold the items themselves: no object per item beyond the parsed one)
-  const paidDelays: number[] = [];
+  // --- the open documents: what is placed, and the facts about them
+  const openItems: PItem[] = [];
   const openOverdue: number[] = [];
-  const customerPaid = new Map<string, PItem[]>();
-  const arTermsList = new Map<string, PItem[]>();
-  const apTermsList = new Map<string, PItem[]>();
-  const billDelays: number[] = [];
-  const orgArTermsAll: number[] = [];
-  const orgApTermsAll: number[] = [];
-  const orders = new Map<string, PItem[]>();
-  const billEvents = new Map<string, PItem[]>();
-  const monthly = new Map<number, number>();
   const openReceivables: Facts['openReceivables'] = [];
   let pipelineTotal = 0;
-  let receiptsLast28 = 0;
-  const add = (m: Map<string, PItem[]>, k: string, v: PItem) => {
-    const list = m.get(k);
-    if (list) list.push(v);
-    else m.set(k, [v]);
-  };
   for (const it of items) {
     const st = it.src.status;
-    if (st === 'VOIDED' || st === 'DELETED') continue;
-    const open = st === 'AUTHORISED' || st === 'DRAFT' || st === 'SUBMITTED';
-    if (open) openItems.push(it);
-    const contact = it.src.contactId;
+    if (st !== 'AUTHORISED' && st !== 'DRAFT' && st !== 'SUBMITTED') continue;
+    openItems.push(it);
+    if (!it.ar) continue;
     const due = it.due ?? it.issue;
-    const day = it.issue ?? it.due;
-    if (it.issue !== null && it.due !== null && it.issue <= asOf && (st === 'AUTHORISED' || st === 'PAID')) {
-      if (contact) add(it.ar ? arTermsList : apTermsList, contact, it);
-      if (asOf - it.issue <= LOOKBACK) (it.ar ? orgArTermsAll : orgApTermsAll).push(it.due > it.issue ? it.due - it.issue : 0);
-    }
-    if (it.ar) {
-      if (st === 'PAID' && it.paid !== null && it.paid < asOf) {
-        if (due !== null) {
-          if (asOf - due <= LOOKBACK) paidDelays.push(it.paid - due);
-          if (contact) add(customerPaid, contact, it);
-        }
-        if (asOf - it.paid <= 28) receiptsLast28 += it.totalF;
-      } else if (st === 'AUTHORISED' && isPositive(dueOf(it))) {
-        if (due !== null && due < asOf && asOf - due <= LOOKBACK) openOverdue.push(asOf - due);
-        openReceivables.push({ id: it.src.id, contactId: contact, amountDue: toF(dueOf(it)), due: due ?? asOf });
-      } else if (st === 'DRAFT' || st === 'SUBMITTED') {
-        pipelineTotal += toF(dueOf(it)) || it.totalF;
-      }
-      if (day !== null && day <= asOf) {
-        if (it.issue !== null && (st === 'AUTHORISED' || st === 'PAID')) {
-          const mi = monthIndex(it.issue);
-          monthly.set(mi, (monthly.get(mi) ?? 0) + it.totalF);
-        }
-        if (contact && asOf - day <= 3 * 365) add(orders, contact, it);
-      }
-    } else {
-      if (st === 'PAID' && it.paid !== null && it.paid < asOf && asOf - it.paid <= 365 && due !== null) billDelays.push(it.paid - due);
-      if (contact && day !== null && day <= asOf && asOf - day <= LOOKBACK) add(billEvents, contact, it);
+    if (st === 'AUTHORISED' && isPositive(dueOf(it))) {
+      if (due !== null && due < asOf && asOf - due <= LOOKBACK) openOverdue.push(asOf - due);
+      openReceivables.push({ id: it.src.id, contactId: it.src.contactId, amountDue: toF(dueOf(it)), due: due ?? asOf });
+    } else if (st !== 'AUTHORISED') {
+      pipelineTotal += toF(dueOf(it)) || it.totalF;
     }
   }
-  const orgDelay = orgDelayDist(paidDelays, openOverdue);
-  const customerDelays = new Map<string, number[]>();
-  for (const [c, list] of customerPaid) customerDelays.set(c, list.sort((a, b) => a.paid! - b.paid!).map((it) => it.paid! - (it.due ?? it.issue)!));
-  const lastTerms = (m: Map<string, PItem[]>) => {
-    const out = new Map<string, number>();
-    for (const [k, v] of m) out.set(k, median(v.sort((a, b) => a.issue! - b.issue!).slice(-12).map((it) => Math.max(0, it.due! - it.issue!))));
-    return out;
-  };
-  const arTerms = lastTerms(arTermsList);
-  const apTerms = lastTerms(apTermsList);
-  const orgArTerms = orgArTermsAll.length ? median(orgArTermsAll) : 30;
-  const orgApTerms = orgApTermsAll.length ? median(orgApTermsAll) : DEFAULT_AP_TERMS;
-  const orgBillDelay = billDelays.length >= 5 ? Math.max(0, median(billDelays)) : 0;
-  const orgArDelayMedian = paidDelays.length >= 5 ? median(paidDelays) : 0;
+
+  // --- behaviour: delays, terms
+  const arDelayCount = countOf(history.arDelays);
+  const orgDelay = orgDelayDist(history.arDelays, openOverdue);
+  const customerDelays = history.customerDelays;
+  const medians = (m: Map<string, number[]>) => new Map([...m].map(([k, v]) => [k, median(v)]));
+  const arTerms = medians(history.arTerms);
+  const apTerms = medians(history.apTerms);
+  const orgArTerms = countOf(history.orgArTerms) ? countsMedian(history.orgArTerms) : 30;
+  const orgApTerms = countOf(history.orgApTerms) ? countsMedian(history.orgApTerms) : DEFAULT_AP_TERMS;
+  const orgBillDelay = countOf(history.billDelays) >= 5 ? Math.max(0, countsMedian(history.billDelays)) : 0;
+  const orgArDelayMedian = arDelayCount >= 5 ? countsMedian(history.arDelays) : 0;
+  const receiptsLast28 = parseFloat(history.receiptsLast28) || 0;
 
   // --- purchase orders (only bills naming an order, or of an ordering supplier, can match)
   const poKeys = new Set<string>();
@@ -277,30 +236,24 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
 
   // --- monthly sales (insights) and seasonality
   const monthlyRevenue = new Map<string, number>();
-  for (const mi of [...monthly.keys()].sort((a, b) => a - b)) monthlyRevenue.set(monthKey(mi), monthly.get(mi)!);
-  const seasonalityMonths = [...monthly.keys()].filter((k) => k < monthIndex(asOf)).length;
+  for (const [mi, total] of history.monthlyRevenue) monthlyRevenue.set(monthKey(mi), parseFloat(total));
+  const seasonalityMonths = [...history.monthlyRevenue.keys()].filter((k) => k < monthIndex(asOf)).length;
 
   const daily: DailyPrediction[] = [];
   const points: PointPrediction[] = [];
 
   // --- customers: repeat purchases (renewal model) and the run-rate of the rest
-  const customers = [...orders.keys()].sort(cmpStr);
+  // Orders per customer and day (history.ts); each carries the account of the customer's latest invoice.
+  const customers = [...history.orders.keys()].sort(cmpStr);
   const merged = new Map<string, OrderEv[]>();
-  const orderDay = (it: PItem) => (it.issue ?? it.due)!;
   for (const c of customers) {
-    const list = orders.get(c)!.sort((a, b) => orderDay(a) - orderDay(b));
-    const out: OrderEv[] = [];
-    for (const it of list) {
-      const last = out[out.length - 1];
-      const day = orderDay(it);
-      if (last && last.day === day) last.value += it.totalF;
-      else out.push({ day, value: it.totalF, accountId: it.src.accountId });
-    }
-    merged.set(c, out);
+    const { days, totals, accountId } = history.orders.get(c)!;
+    merged.set(c, days.map((day, i) => ({ day, value: parseFloat(totals[i]!) || 0, accountId })));
   }
   const churnRate = estimateChurnRate(merged, asOf);
   const season = seasonalityMonths >= 24 ? orderSeasonality(merged, asOf) : Array<number>(12).fill(1);
-  const orgRecentDelays = paidDelays.length >= 5 ? paidDelays : [0];
+  // Quantiles of the organisation's delays (0 without five paid invoices).
+  const orgQuantiles = arDelayCount >= 5 ? countsQuantiles(history.arDelays) : [0, 0, 0, 0, 0];
   const unmodelled: number[] = [];
   let unmodelledAccount: string | null = null;
   for (const c of customers) {
@@ -335,9 +288,8 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
     }
     if (!any) continue;
     const own = customerDelays.get(c) ?? [];
-    const delays = own.length >= MIN_OWN_HISTORY ? own.slice(-12) : orgRecentDelays;
     const terms = arTerms.get(c) ?? orgArTerms;
-    const lags = delayQuantiles(delays).map((d) => Math.max(0, terms + d));
+    const lags = (own.length >= MIN_OWN_HISTORY ? delayQuantiles(own) : orgQuantiles).map((d) => Math.max(0, terms + d));
     daily.push({
       id: `predicted:${c}`,
       inflow: true,
@@ -355,7 +307,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
     const values = new Float64Array(H + 1);
     const perDay = newBusiness / RUN_RATE_WINDOW;
     for (let u = 1; u <= H; u++) values[u] = perDay * season[monthOf(asOf + u)]!;
-    const lags = delayQuantiles(orgRecentDelays).map((d) => Math.max(0, orgArTerms + d));
+    const lags = orgQuantiles.map((d) => Math.max(0, orgArTerms + d));
     daily.push({
       id: 'predicted:new-customers',
       inflow: true,
@@ -371,20 +323,19 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   // --- suppliers' bills and bank transactions: recurring series
   interface Ev {
     day: number;
-    /** The exact amount, or the bill it comes from (parsed when needed). */
-    amount: Amount | PItem;
+    amount: Amount;
     accountId: string | null;
   }
-  const exact = (e: Ev): Amount => ('src' in e.amount ? totalOf(e.amount) : e.amount);
   const series = new Map<string, { inflow: boolean; lag: number; events: Ev[]; bill: boolean }>();
   const push = (key: string, inflow: boolean, lag: number, bill: boolean, ev: Ev) => {
     const s = series.get(key);
     if (s) s.events.push(ev);
     else series.set(key, { inflow, lag, events: [ev], bill });
   };
-  for (const [c, list] of billEvents) {
+  // Bills per supplier and day (history.ts), with the account of the supplier's latest bill.
+  for (const [c, { days, totals, accountId }] of history.bills) {
     const lag = (apTerms.get(c) ?? orgApTerms) + orgBillDelay;
-    for (const it of list) push(`bill:${c}`, false, lag, true, { day: (it.issue ?? it.due)!, amount: it, accountId: it.src.accountId });
+    days.forEach((day, i) => push(`bill:${c}`, false, lag, true, { day, amount: amountOf(totals[i]!), accountId }));
   }
   const openPoDays = new Map<string, number>();
   for (const po of input.purchaseOrders) {
@@ -426,7 +377,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
     for (const e of s.events) {
       if (days.length && days[days.length - 1] === e.day) {
         const prev = amounts[amounts.length - 1]!;
-        amounts[amounts.length - 1] = { ...prev, amount: addAmounts(exact(prev), exact(e)) };
+        amounts[amounts.length - 1] = { ...prev, amount: addAmounts(prev.amount, e.amount) };
       } else {
         days.push(e.day);
         amounts.push(e);
@@ -441,7 +392,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
       modelledBills.add(key);
       const recent = amounts
         .slice(-3)
-        .map((e) => ({ day: e.day, amount: exact(e) }))
+        .map((e) => ({ day: e.day, amount: e.amount }))
         .sort((a, b) => toDec(a.amount).comparedTo(toDec(b.amount)) || a.day - b.day);
       const amount = recent[(recent.length - 1) >> 1]!.amount;
       // Cash moves `lag` days after the event; an event after the last known one (a bill or an open order).
@@ -473,7 +424,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
         if (H > 0) {
           const m = renewalDensity(model, base - lastKnown, H, churnPerGap(SERIES_STOP_RATE, med));
           const recent = amounts.slice(-6);
-          const level = recent.reduce((a, e) => a + ('src' in e.amount ? e.amount.totalF : toF(e.amount)), 0) / recent.length;
+          const level = recent.reduce((a, e) => a + toF(e.amount), 0) / recent.length;
           const values = new Float64Array(H + 1);
           for (let u = 1; u <= H; u++) values[u] = m[u]! * level;
           daily.push({ id: `recurring:${key}`, inflow: s.inflow, base, values, lag: s.lag, customer: false, accountId: lastEv.accountId });
@@ -484,7 +435,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
     // Not modelled: its recent events join the run-rate of the rest.
     for (const e of amounts) {
       if (asOf - e.day > RUN_RATE_WINDOW) continue;
-      const v = 'src' in e.amount ? e.amount.totalF : toF(e.amount);
+      const v = toF(e.amount);
       if (s.bill) {
         otherBills.push(v);
         otherBillsAccount ??= e.accountId;

@@ -4,6 +4,8 @@
  * organisation's base currency, dates as YYYY-MM-DD); the engine is pure.
  */
 
+import type { LedgerHistory } from './history.js';
+
 export type LedgerStatus = 'DRAFT' | 'SUBMITTED' | 'AUTHORISED' | 'PAID' | 'VOIDED' | 'DELETED';
 
 /** An invoice (AR, the ledger's ACCREC) or a bill (AP, ACCPAY), open or historical. */
@@ -89,7 +91,14 @@ export interface ForecastInput {
   currency: string;
   bankAccounts: BankAccountBalance[];
   override: CashOverride | null;
+  /**
+   * The invoices and bills the engine reads one by one: with `history`, the
+   * open ones and the bills that may match a purchase order; without it, all
+   * of them (the engine then summarises them itself).
+   */
   items: LedgerItem[];
+  /** What the behaviour models learn from (history.ts); computed from `items` when absent. */
+  history?: LedgerHistory;
   bankTxns: BankTxn[];
   purchaseOrders: PurchaseOrder[];
   manualItems: ManualItem[];

@@ -28,9 +28,7 @@ import type {
 import { DEFAULT_SCENARIO_ADJUSTMENTS } from '../../domain/forecast/engine.js';
 import { cashPosition } from '../../domain/forecast/opening.js';
 import type { ArAgeing } from '../../domain/forecast/daily.js';
-
-/** How far back the engine looks (days): the behaviour models use two years, seasonality three. */
-export const HISTORY_DAYS = 3 * 365 + 7;
+import { base, HISTORY_DAYS, loadHistory, loadOpenItems } from './forecast-items.js';
 
 export interface OrgMeta {
   id: string;
@@ -48,9 +46,6 @@ export async function orgMeta(db: Db, orgId: string): Promise<OrgMeta | null> {
 }
 
 /** Base-currency amount of a document column (rounded to cents when converted). */
-const base = (col: string) =>
-  sql.raw(`case when i.currency = o.base_currency or i.currency_rate is null or i.currency_rate = 0 then i.${col} else round(i.${col} / i.currency_rate, 2) end`);
-
 /** Names and codes of the organisation's accounts, and code -> id. */
 export async function loadAccounts(db: Db, orgId: string): Promise<{ byId: Record<string, { name: string; code: string | null }>; idByCode: Map<string, string> }> {
   const list = await rows<{ id: string; code: string | null; name: string }>(db, sql`select id, code, name from accounts where org_id = ${orgId}`);
@@ -76,61 +71,6 @@ interface ItemRow extends Record<string, unknown> {
   num?: string | null;
   ref: string | null;
   acc?: string | null;
-}
-
-/**
- * Invoices and bills the engine reads: every open one (AUTHORISED, DRAFT,
- * SUBMITTED) and the history of the last HISTORY_DAYS (voided and deleted
- * ones left out). A bill's reference is read only when it names a purchase
- * order (all the engine uses it for). Then, in a second query, the account of
- * the largest line of the open items and of each contact's latest item: the
- * categories of what is placed and predicted.
- */
-export async function loadItems(db: Db, orgId: string, asOf: string, idByCode: Map<string, string>): Promise<LedgerItem[]> {
-  const from = addDays(asOf, -HISTORY_DAYS);
-  // Rows come back in the engine's own shape (no second object per row: this is the largest read).
-  const list = await rows<LedgerItem & Record<string, unknown>>(
-    db,
-    sql`select i.id, case when i.ledger_type = 'ACCREC' then 'AR' else 'AP' end as kind, i.contact_id as "contactId",
-          i.ledger_status as status, i.issue_date as "issueDate", i.due_date as "dueDate", i.paid_date as "paidDate",
-          ${base('total')} as total, case when i.ledger_status = 'PAID' then '0' else ${base('amount_due')} end as "amountDue",
-          null as number, case when pk.k is not null then i.reference end as reference, null as "accountId"
-        from cash_items i join organisations o on o.id = i.org_id
-        left join (select distinct lower(trim(k)) as k from purchase_orders p, unnest(array[p.number, p.reference]) k
-                   where p.org_id = ${orgId} and p.status <> 'DELETED' and trim(k) <> '') pk
-          on i.ledger_type = 'ACCPAY' and pk.k = lower(trim(i.reference))
-        where i.org_id = ${orgId} and i.source in ('LEDGER_INVOICE', 'LEDGER_BILL') and i.ledger_status not in ('VOIDED', 'DELETED')
-          and (i.sort_date >= ${from} or i.ledger_status in ('AUTHORISED', 'DRAFT', 'SUBMITTED'))`,
-  );
-  // The items whose category the engine uses: open ones, and each contact's latest of each kind.
-  const wanted = new Map<string, LedgerItem>();
-  const latest = new Map<string, LedgerItem>();
-  for (const r of list) {
-    if (r.status !== 'PAID') wanted.set(r.id, r);
-    if (!r.contactId) continue;
-    const key = `${r.kind}:${r.contactId}`;
-    const prev = latest.get(key);
-    const d = r.issueDate ?? r.dueDate ?? '';
-    const pd = prev ? (prev.issueDate ?? prev.dueDate ?? '') : '';
-    if (!prev || d > pd || (d === pd && r.id > prev.id)) latest.set(key, r);
-  }
-  for (const r of latest.values()) wanted.set(r.id, r);
-  const ids = [...wanted.keys()];
-  for (let i = 0; i < ids.length; i += 20_000) {
-    const chunk = ids.slice(i, i + 20_000);
-    const accounts = await rows<{ id: string; code: string | null }>(
-      db,
-      sql`select distinct on (l.item_id) l.item_id as id, l.account_code as code
-          from cash_item_lines l
-          where l.org_id = ${orgId} and l.item_id = any(${sql.param(chunk)}::text[])
-          order by l.item_id, abs(l.line_amount) desc, l.line_number`,
-    );
-    for (const a of accounts) {
-      const item = wanted.get(a.id);
-      if (item && a.code) item.accountId = idByCode.get(a.code) ?? null;
-    }
-  }
-  return list;
 }
 
 function toItem(r: ItemRow, accountId: string | null): LedgerItem {
@@ -298,15 +238,16 @@ function isManualItem(v: unknown): v is ManualItem {
 /** Everything the engine needs as of `asOf` (the organisation's today). */
 export async function loadForecastInput(db: Db, org: OrgMeta, asOf: string): Promise<ForecastInput> {
   const { byId, idByCode } = await loadAccounts(db, org.id);
-  const [items, bankTxns, purchaseOrders, bankAccounts, override, manualItems] = await Promise.all([
-    loadItems(db, org.id, asOf, idByCode),
+  const [items, history, bankTxns, purchaseOrders, bankAccounts, override, manualItems] = await Promise.all([
+    loadOpenItems(db, org.id, asOf, idByCode),
+    loadHistory(db, org.id, asOf, idByCode),
     loadBankTxns(db, org.id, asOf, idByCode),
     loadPurchaseOrders(db, org.id),
     loadBankBalances(db, org.id, asOf),
     loadOverride(db, org.id, org.timezone, asOf),
     loadManualItems(db, org.id),
   ]);
-  return { orgId: org.id, asOf, currency: org.baseCurrency, bankAccounts, override, items, bankTxns, purchaseOrders, manualItems, accounts: byId };
+  return { orgId: org.id, asOf, currency: org.baseCurrency, bankAccounts, override, items, history, bankTxns, purchaseOrders, manualItems, accounts: byId };
 }
 
 // ---------------------------------------------------------------------------

@@ -1,0 +1,161 @@
+/**
+ * The invoices and bills the forecast engine reads (docs/forecast.md#history):
+ * the history its behaviour models learn from (src/domain/forecast/history.ts
+ * says what each part is), read as narrow rows and summarised without a
+ * document object each; and the documents it still reads one by one (open
+ * ones, bills that may match a purchase order). `loadLedgerItems` reads the
+ * documents themselves (what the engine summarises when it is given no
+ * history).
+ *
+ * Every query reads the same documents: invoices and bills, voided and
+ * deleted ones left out, open ones and those dated within HISTORY_DAYS.
+ */
+import { sql } from 'drizzle-orm';
+import { type Db, rows } from '../db.js';
+import { addDays } from '../../domain/calendar.js';
+import { toDay } from '../../domain/forecast/days.js';
+import { setSeriesAccounts, summariseDocs, type HistoryDoc, type LedgerHistory } from '../../domain/forecast/history.js';
+import type { LedgerItem } from '../../domain/forecast/types.js';
+
+/** How far back the engine looks (days): the behaviour models use two years, seasonality three. */
+export const HISTORY_DAYS = 3 * 365 + 7;
+
+/** An amount in the organisation's base currency (the document's rate, Xero's convention), rounded to cents. */
+export const base = (col: string) =>
+  sql.raw(`case when i.currency = o.base_currency or i.currency_rate is null or i.currency_rate = 0 then i.${col} else round(i.${col} / i.currency_rate, 2) end`);
+
+/**
+ * The history of the organisation's invoices and bills as of `asOf` (its
+ * today): one narrow read of the documents (dates as day numbers, the total
+ * in the base currency; nothing else), summarised by the domain
+ * (summariseDocs), then the account of each contact's latest document.
+ */
+export async function loadHistory(db: Db, orgId: string, asOf: string, idByCode: Map<string, string>): Promise<LedgerHistory> {
+  const from = addDays(asOf, -HISTORY_DAYS);
+  // Rows come back in the summariser's own shape (no second object per row: this is the largest read).
+  const docs = await rows<HistoryDoc & Record<string, unknown>>(
+    db,
+    sql`select i.id, i.ledger_type = 'ACCREC' as ar, i.contact_id as "contactId", i.ledger_status as status,
+          i.issue_date - date '1970-01-01' as issue, i.due_date - date '1970-01-01' as due, i.paid_date - date '1970-01-01' as paid,
+          ${base('total')} as total
+        from cash_items i join organisations o on o.id = i.org_id
+        where i.org_id = ${orgId} and i.source in ('LEDGER_INVOICE', 'LEDGER_BILL') and i.ledger_status not in ('VOIDED', 'DELETED')
+          and (i.sort_date >= ${from} or i.ledger_status in ('AUTHORISED', 'DRAFT', 'SUBMITTED'))`,
+  );
+  const { history, latest } = summariseDocs(docs, toDay(asOf));
+  const accounts = new Map<string, string | null>();
+  const ids = [...new Set([...latest.ar.values(), ...latest.ap.values()])];
+  for (let i = 0; i < ids.length; i += 20_000) {
+    for (const a of await largestLineAccounts(db, orgId, ids.slice(i, i + 20_000))) accounts.set(a.id, a.code ? (idByCode.get(a.code) ?? null) : null);
+  }
+  setSeriesAccounts(history, latest, (id) => accounts.get(id) ?? null);
+  return history;
+}
+
+// ---------------------------------------------------------------------------
+// The documents
+// ---------------------------------------------------------------------------
+
+/**
+ * The documents themselves: every open invoice and bill (AUTHORISED, DRAFT,
+ * SUBMITTED) and those of the last HISTORY_DAYS (voided and deleted ones left
+ * out), as the engine reads them when given no history (the backtest reads
+ * them from the raw ledger instead; tests hold loadHistory equal to their
+ * summary). A bill's reference is read only when it names a purchase
+ * order (all the engine uses it for). Then, in a second query, the account of
+ * the largest line of the open items and of each contact's latest item: the
+ * categories of what is placed and predicted.
+ */
+export async function loadLedgerItems(db: Db, orgId: string, asOf: string, idByCode: Map<string, string>): Promise<LedgerItem[]> {
+  const from = addDays(asOf, -HISTORY_DAYS);
+  // Rows come back in the engine's own shape (no second object per row: this is the largest read).
+  const list = await rows<LedgerItem & Record<string, unknown>>(
+    db,
+    sql`select i.id, case when i.ledger_type = 'ACCREC' then 'AR' else 'AP' end as kind, i.contact_id as "contactId",
+          i.ledger_status as status, i.issue_date as "issueDate", i.due_date as "dueDate", i.paid_date as "paidDate",
+          ${base('total')} as total, case when i.ledger_status = 'PAID' then '0' else ${base('amount_due')} end as "amountDue",
+          null as number, case when pk.k is not null then i.reference end as reference, null as "accountId"
+        from cash_items i join organisations o on o.id = i.org_id
+        left join (select distinct lower(trim(k)) as k from purchase_orders p, unnest(array[p.number, p.reference]) k
+                   where p.org_id = ${orgId} and p.status <> 'DELETED' and trim(k) <> '') pk
+          on i.ledger_type = 'ACCPAY' and pk.k = lower(trim(i.reference))
+        where i.org_id = ${orgId} and i.source in ('LEDGER_INVOICE', 'LEDGER_BILL') and i.ledger_status not in ('VOIDED', 'DELETED')
+          and (i.sort_date >= ${from} or i.ledger_status in ('AUTHORISED', 'DRAFT', 'SUBMITTED'))`,
+  );
+  // The items whose category the engine uses: open ones, and each contact's latest of each kind.
+  const wanted = new Map<string, LedgerItem>();
+  const latest = new Map<string, LedgerItem>();
+  for (const r of list) {
+    if (r.status !== 'PAID') wanted.set(r.id, r);
+    if (!r.contactId) continue;
+    const key = `${r.kind}:${r.contactId}`;
+    const prev = latest.get(key);
+    const d = r.issueDate ?? r.dueDate ?? '';
+    const pd = prev ? (prev.issueDate ?? prev.dueDate ?? '') : '';
+    if (!prev || d > pd || (d === pd && r.id > prev.id)) latest.set(key, r);
+  }
+  for (const r of latest.values()) wanted.set(r.id, r);
+  await attachAccounts(db, orgId, wanted, idByCode);
+  return list;
+}
+
+/**
+ * The documents the engine reads one by one when given the history: the open
+ * invoices and bills (what it places), and the bills that may match an open
+ * purchase order - those naming an order's number or reference, and those of
+ * an ordering supplier dated from 7 days before its first order to 120 days
+ * after its last (src/domain/forecast/purchase-orders.ts) - with the account
+ * of each one's largest line. References are compared lower-cased without
+ * any whitespace: a superset of the engine's own rule (trimmed, lower-cased),
+ * which then picks its candidates from these.
+ */
+export async function loadOpenItems(db: Db, orgId: string, asOf: string, idByCode: Map<string, string>): Promise<LedgerItem[]> {
+  const from = addDays(asOf, -HISTORY_DAYS);
+  const list = await rows<LedgerItem & Record<string, unknown>>(
+    db,
+    sql`with po as (select number, reference, contact_id,
+                      coalesce(issue_date, delivery_date, expected_arrival_date, date '1970-01-01') as day
+                    from purchase_orders where org_id = ${orgId} and status <> 'DELETED'),
+             keys as (select distinct ${squeeze('k')} as k from po, unnest(array[po.number, po.reference]) k where ${squeeze('k')} <> ''),
+             win as (select min(day) - 7 as lo, max(day) + 120 as hi from po where contact_id is not null)
+        select i.id, case when i.ledger_type = 'ACCREC' then 'AR' else 'AP' end as kind, i.contact_id as "contactId",
+          i.ledger_status as status, i.issue_date as "issueDate", i.due_date as "dueDate", i.paid_date as "paidDate",
+          ${base('total')} as total, case when i.ledger_status = 'PAID' then '0' else ${base('amount_due')} end as "amountDue",
+          null as number, i.reference, null as "accountId"
+        from cash_items i join organisations o on o.id = i.org_id
+        where i.org_id = ${orgId} and i.source in ('LEDGER_INVOICE', 'LEDGER_BILL') and i.ledger_status not in ('VOIDED', 'DELETED')
+          and (i.sort_date >= ${from} or i.ledger_status in ('AUTHORISED', 'DRAFT', 'SUBMITTED'))
+          and (i.ledger_status in ('AUTHORISED', 'DRAFT', 'SUBMITTED')
+            or (i.ledger_type = 'ACCPAY' and exists (select 1 from po) and (
+              (i.contact_id in (select contact_id from po)
+                and coalesce(i.issue_date, i.due_date, date '1970-01-01') between (select lo from win) and (select hi from win))
+              or ${squeeze('i.reference')} in (select k from keys))))`,
+  );
+  await attachAccounts(db, orgId, new Map(list.map((r) => [r.id, r])), idByCode);
+  return list;
+}
+
+/** Lower-cased, without whitespace (ASCII and no-break spaces). */
+const squeeze = (col: string) => sql.raw(`translate(lower(${col}), E' \\t\\n\\r\\f\\x0b\\u00a0\\u2028\\u2029\\ufeff', '')`);
+
+/** Sets each item's accountId: the account of its largest line. */
+async function attachAccounts(db: Db, orgId: string, wanted: Map<string, LedgerItem>, idByCode: Map<string, string>): Promise<void> {
+  const ids = [...wanted.keys()];
+  for (let i = 0; i < ids.length; i += 20_000) {
+    for (const a of await largestLineAccounts(db, orgId, ids.slice(i, i + 20_000))) {
+      const item = wanted.get(a.id);
+      if (item && a.code) item.accountId = idByCode.get(a.code) ?? null;
+    }
+  }
+}
+
+/** The account code of each document's largest line (then its first). */
+function largestLineAccounts(db: Db, orgId: string, ids: string[]): Promise<{ id: string; code: string | null }[]> {
+  return rows<{ id: string; code: string | null }>(
+    db,
+    sql`select distinct on (l.item_id) l.item_id as id, l.account_code as code
+        from cash_item_lines l
+        where l.org_id = ${orgId} and l.item_id = any(${sql.param(ids)}::text[])
+        order by l.item_id, abs(l.line_amount) desc, l.line_number`,
+  );
+}
