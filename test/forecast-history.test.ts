@@ -99,6 +99,7 @@ describe.each(BACKENDS)('the history read from the store on %s', (kind) => {
     const ledger = syntheticLedger(orgId, { seed: 11, asOf: '2026-11-22', customers: 30, years: 3.5 });
     await insertSynthetic(store.db, ledger);
     const customer = ledger.contacts.find((c) => c.isCustomer)!.id;
+    await store.db.insert(s.contacts).values({ orgId, id: 'tie-co', name: 'Tie Co', isCustomer: true, isSupplier: false, lastSyncedAt: NOW });
     const supplier = ledger.contacts.find((c) => c.name === 'Stock Supplier 1')!.id;
     const item = (id: string, o: Partial<typeof s.cashItems.$inferInsert>) => ({
       orgId, id, source: 'LEDGER_INVOICE', ledgerType: 'ACCREC', contactId: customer, ledgerStatus: 'PAID', status: 'ACTUAL',
@@ -107,9 +108,14 @@ describe.each(BACKENDS)('the history read from the store on %s', (kind) => {
     });
     await store.db.insert(s.cashItems).values([
       // Same day, same customer, one in USD (rate 0.65), sub-cent totals; paid on the same day, ids deciding the order.
-      item('tie-b', { issueDate: '2026-10-01', dueDate: '2026-10-15', paidDate: '2026-10-20', total: '10.005' }),
-      item('tie-a', { issueDate: '2026-10-01', dueDate: '2026-10-15', paidDate: '2026-10-20', total: '65', currency: 'USD', currencyRate: '0.65' }),
-      item('tie-C', { issueDate: '2026-10-01', dueDate: '2026-10-16', paidDate: '2026-10-20', total: '1' }),
+      item('tie-b', { contactId: 'tie-co', issueDate: '2026-10-01', dueDate: '2026-10-15', paidDate: '2026-10-20', total: '10.005' }),
+      item('tie-a', { contactId: 'tie-co', issueDate: '2026-10-01', dueDate: '2026-10-15', paidDate: '2026-10-20', total: '65', currency: 'USD', currencyRate: '0.65' }),
+      item('tie-C', { contactId: 'tie-co', issueDate: '2026-10-01', dueDate: '2026-10-16', paidDate: '2026-10-20', total: '1' }),
+      // An id holding the packing's separators, a character beyond the BMP and a line break (loadHistory packs documents into text).
+      item('9:odd;id,\u{1F600}\n:P1,2,3;', { contactId: 'tie-co', issueDate: '2026-10-02', dueDate: '2026-10-16', paidDate: '2026-10-21', total: '-4.25' }),
+      // A document with no contact (org-wide counts only) and one dated before 1970 (a negative day).
+      item('no-contact', { contactId: null, issueDate: '2026-09-01', dueDate: '2026-09-15', paidDate: '2026-09-30', total: '12' }),
+      item('pre-1970', { issueDate: '1969-12-01', dueDate: '1969-12-31', ledgerStatus: 'AUTHORISED', total: '8', amountDue: '8' }),
       // Voided, undated-but-open, future-dated draft, and one older than the history.
       item('void-1', { issueDate: '2026-09-01', dueDate: '2026-09-15', ledgerStatus: 'VOIDED', total: '500' }),
       item('nodate-1', { issueDate: null, dueDate: null, sortDate: '2026-11-01', ledgerStatus: 'AUTHORISED', total: '7', amountDue: '7' }),
@@ -135,6 +141,7 @@ describe.each(BACKENDS)('the history read from the store on %s', (kind) => {
       const history = await loadHistory(store.db, orgId, asOf, idByCode);
       expect(history).toEqual(summariseHistory(docs, asOf));
       expect(history.orders.size).toBeGreaterThan(10);
+      if (asOf === '2026-11-23') expect(history.customerDelays.get('tie-co')).toEqual([4, 5, 5, 5]); // tie-C, tie-a, tie-b by id ("C" < "a"), then the odd id
       expect([...history.orders.values()].some((o) => o.accountId !== null)).toBe(true);
 
       const open = await loadOpenItems(store.db, orgId, asOf, idByCode);

@@ -119,131 +119,155 @@ class Recent {
   }
 }
 
-function recentOf(m: Map<string, Recent>, k: string): Recent {
-  let r = m.get(k);
-  if (!r) m.set(k, (r = new Recent()));
-  return r;
-}
-
-const valuesOf = (m: Map<string, Recent>) => new Map([...m].map(([k, r]) => [k, r.values]));
-
 /** A day's total: the document's own text while it is alone on its day, an exact sum once there are several. */
 type DayTotal = string | Amount;
 
-function series(m: Map<string, Map<number, DayTotal>>): Map<string, DaySeries> {
-  const out = new Map<string, DaySeries>();
-  for (const [c, perDay] of m) {
-    const days = [...perDay.keys()].sort((a, b) => a - b);
-    out.set(c, { days, totals: days.map((d) => text(perDay.get(d)!)), accountId: null });
-  }
-  return out;
-}
-
-const text = (t: DayTotal) => (typeof t === 'string' ? t : amountText(t));
-
-function addToDay(m: Map<number, DayTotal>, day: number, total: string) {
-  const prev = m.get(day);
-  m.set(day, prev === undefined ? total : add(typeof prev === 'string' ? amountOf(prev) : prev, amountOf(total)));
-}
-
 const addTo = (m: Map<number, Amount>, k: number, a: Amount) => m.set(k, add(m.get(k) ?? { cents: 0, extra: null }, a));
 
-/** What the history reads of a document: its dates as day numbers (days.ts). */
-export interface HistoryDoc {
-  id: string;
-  ar: boolean;
-  contactId: string | null;
-  status: string;
-  issue: number | null;
-  due: number | null;
-  paid: number | null;
-  /** Gross total, base currency. */
-  total: string;
+/** Status letters of the documents the history reads (voided and deleted ones are never given). */
+export const STATUS_OF_LETTER: Record<string, string> = { P: 'PAID', A: 'AUTHORISED', D: 'DRAFT', S: 'SUBMITTED' };
+
+export interface HistoryResult {
+  history: LedgerHistory;
+  /** Each contact's latest document of each kind (by date, then id): the one whose account its series carries (setSeriesAccounts). */
+  latest: { ar: Map<string, string>; ap: Map<string, string> };
 }
 
 /**
- * The history of these documents as of day `asOf`, its series without their
- * accounts yet, and each contact's latest document of each kind (by date,
- * then id): the one whose account a series carries (`setSeriesAccounts`).
+ * Builds the history one contact at a time: `group` for the documents of one
+ * contact (or of none) and one kind, then `doc` for each of them in any
+ * order, then `finish`. The store streams its groups in; summariseHistory
+ * groups documents first. A contact's state lives only while its group is
+ * read, so nothing is looked up per document.
  */
-export function summariseDocs(docs: readonly HistoryDoc[], asOf: number): { history: LedgerHistory; latest: { ar: Map<string, string>; ap: Map<string, string> } } {
-  const arDelays: Counts = new Map();
-  const billDelays: Counts = new Map();
-  const orgArTerms: Counts = new Map();
-  const orgApTerms: Counts = new Map();
-  const customerPaid = new Map<string, Recent>();
-  const arTermsList = new Map<string, Recent>();
-  const apTermsList = new Map<string, Recent>();
-  const monthly = new Map<number, Amount>();
-  const orders = new Map<string, Map<number, DayTotal>>();
-  const bills = new Map<string, Map<number, DayTotal>>();
-  const latestDoc = { ar: new Map<string, { day: number; id: string }>(), ap: new Map<string, { day: number; id: string }>() };
-  let receipts: Amount = { cents: 0, extra: null };
-  for (const it of docs) {
-    const st = it.status;
-    if (st === 'VOIDED' || st === 'DELETED') continue;
-    const { ar, issue, paid } = it;
-    const contact = it.contactId;
-    const due = it.due ?? issue;
-    const day = issue ?? it.due;
+export class HistoryBuilder {
+  private readonly h: LedgerHistory = {
+    arDelays: new Map(),
+    customerDelays: new Map(),
+    arTerms: new Map(),
+    apTerms: new Map(),
+    orgArTerms: new Map(),
+    orgApTerms: new Map(),
+    billDelays: new Map(),
+    receiptsLast28: '0',
+    monthlyRevenue: new Map(),
+    orders: new Map(),
+    bills: new Map(),
+  };
+  private readonly monthly = new Map<number, Amount>();
+  private receipts: Amount = { cents: 0, extra: null };
+  private readonly latest = { ar: new Map<string, string>(), ap: new Map<string, string>() };
+  // The current group
+  private contact: string | null = null;
+  private ar = true;
+  private delays = new Recent();
+  private terms = new Recent();
+  private days = new Map<number, DayTotal>();
+  private latestDay = -Infinity;
+  private latestId: string | null = null;
+
+  constructor(private readonly asOf: number) {}
+
+  group(contact: string | null, ar: boolean): void {
+    this.endGroup();
+    this.contact = contact || null; // an empty contact id is no contact
+    this.ar = ar;
+    this.delays = new Recent();
+    this.terms = new Recent();
+    this.days = new Map();
+    this.latestDay = -Infinity;
+    this.latestId = null;
+  }
+
+  /** One document of the current group; `status` as stored (PAID, AUTHORISED, ...), dates as day numbers. */
+  doc(id: string, status: string, issue: number | null, dueDay: number | null, paid: number | null, total: string): void {
+    if (status === 'VOIDED' || status === 'DELETED') return;
+    const { asOf, ar } = this;
+    const contact = this.contact !== null;
+    const due = dueDay ?? issue;
+    const day = issue ?? dueDay;
     if (contact) {
-      const m = ar ? latestDoc.ar : latestDoc.ap;
       const d = day ?? -Infinity;
-      const prev = m.get(contact);
-      if (!prev) m.set(contact, { day: d, id: it.id });
-      else if (d > prev.day || (d === prev.day && it.id > prev.id)) {
-        prev.day = d;
-        prev.id = it.id;
+      if (this.latestId === null || d > this.latestDay || (d === this.latestDay && id > this.latestId)) {
+        this.latestDay = d;
+        this.latestId = id;
       }
     }
-    if (issue !== null && it.due !== null && issue <= asOf && (st === 'AUTHORISED' || st === 'PAID')) {
-      const terms = it.due > issue ? it.due - issue : 0;
-      if (contact) recentOf(ar ? arTermsList : apTermsList, contact).add(issue, it.id, terms);
-      if (asOf - issue <= LOOKBACK) bump(ar ? orgArTerms : orgApTerms, terms);
+    if (issue !== null && dueDay !== null && issue <= asOf && (status === 'AUTHORISED' || status === 'PAID')) {
+      const terms = dueDay > issue ? dueDay - issue : 0;
+      if (contact) this.terms.add(issue, id, terms);
+      if (asOf - issue <= LOOKBACK) bump(ar ? this.h.orgArTerms : this.h.orgApTerms, terms);
     }
-    const paidBefore = st === 'PAID' && paid !== null && paid < asOf;
+    const paidBefore = status === 'PAID' && paid !== null && paid < asOf;
     if (ar) {
       if (paidBefore) {
         if (due !== null) {
-          if (asOf - due <= LOOKBACK) bump(arDelays, paid - due);
-          if (contact) recentOf(customerPaid, contact).add(paid, it.id, paid - due);
+          if (asOf - due <= LOOKBACK) bump(this.h.arDelays, paid - due);
+          if (contact) this.delays.add(paid, id, paid - due);
         }
-        if (asOf - paid <= 28) receipts = add(receipts, amountOf(it.total));
+        if (asOf - paid <= 28) this.receipts = add(this.receipts, amountOf(total));
       }
       if (day !== null && day <= asOf) {
-        if (issue !== null && (st === 'AUTHORISED' || st === 'PAID')) addTo(monthly, monthIndex(issue), amountOf(it.total));
-        if (contact && asOf - day <= ORDER_HISTORY) {
-          let m = orders.get(contact);
-          if (!m) orders.set(contact, (m = new Map()));
-          addToDay(m, day, it.total);
-        }
+        if (issue !== null && (status === 'AUTHORISED' || status === 'PAID')) addTo(this.monthly, monthIndex(issue), amountOf(total));
+        if (contact && asOf - day <= ORDER_HISTORY) this.addToDay(day, total);
       }
     } else {
-      if (paidBefore && asOf - paid <= 365 && due !== null) bump(billDelays, paid - due);
-      if (contact && day !== null && day <= asOf && asOf - day <= LOOKBACK) {
-        let m = bills.get(contact);
-        if (!m) bills.set(contact, (m = new Map()));
-        addToDay(m, day, it.total);
-      }
+      if (paidBefore && asOf - paid <= 365 && due !== null) bump(this.h.billDelays, paid - due);
+      if (contact && day !== null && day <= asOf && asOf - day <= LOOKBACK) this.addToDay(day, total);
     }
   }
-  const monthlyRevenue = new Map<number, string>();
-  for (const mi of [...monthly.keys()].sort((a, b) => a - b)) monthlyRevenue.set(mi, amountText(monthly.get(mi)!));
-  const ids = (m: Map<string, { id: string }>) => new Map([...m].map(([c, v]) => [c, v.id]));
-  const history: LedgerHistory = {
-    arDelays,
-    customerDelays: valuesOf(customerPaid),
-    arTerms: valuesOf(arTermsList),
-    apTerms: valuesOf(apTermsList),
-    orgArTerms,
-    orgApTerms,
-    billDelays,
-    receiptsLast28: amountText(receipts),
-    monthlyRevenue,
-    orders: series(orders),
-    bills: series(bills),
-  };
-  return { history, latest: { ar: ids(latestDoc.ar), ap: ids(latestDoc.ap) } };
+
+  private addToDay(day: number, total: string) {
+    const prev = this.days.get(day);
+    this.days.set(day, prev === undefined ? total : add(typeof prev === 'string' ? amountOf(prev) : prev, amountOf(total)));
+  }
+
+  private endGroup(): void {
+    const c = this.contact;
+    if (c === null) return;
+    const h = this.h;
+    if (this.latestId !== null) (this.ar ? this.latest.ar : this.latest.ap).set(c, this.latestId);
+    if (this.delays.values.length) h.customerDelays.set(c, this.delays.values);
+    if (this.terms.values.length) (this.ar ? h.arTerms : h.apTerms).set(c, this.terms.values);
+    if (this.days.size) {
+      const days = [...this.days.keys()].sort((a, b) => a - b);
+      const totals = days.map((d) => {
+        const t = this.days.get(d)!;
+        return typeof t === 'string' ? t : amountText(t);
+      });
+      (this.ar ? h.orders : h.bills).set(c, { days, totals, accountId: null });
+    }
+    this.contact = null;
+  }
+
+  finish(): HistoryResult {
+    this.endGroup();
+    for (const mi of [...this.monthly.keys()].sort((a, b) => a - b)) this.h.monthlyRevenue.set(mi, amountText(this.monthly.get(mi)!));
+    this.h.receiptsLast28 = amountText(this.receipts);
+    return { history: this.h, latest: this.latest };
+  }
+}
+
+/** The history of these documents as of `asOf` (the organisation's today); accounts are the documents' own. */
+export function summariseHistory(items: readonly LedgerItem[], asOfDate: string): LedgerHistory {
+  const groups = new Map<string, LedgerItem[]>();
+  const byId = new Map<string, LedgerItem>();
+  for (const it of items) {
+    byId.set(it.id, it);
+    const k = `${it.kind}\u0000${it.contactId ?? ''}\u0000${it.contactId === null ? 'none' : ''}`;
+    const list = groups.get(k);
+    if (list) list.push(it);
+    else groups.set(k, [it]);
+  }
+  const b = new HistoryBuilder(toDay(asOfDate));
+  const day = (d: string | null) => (d ? toDay(d) : null);
+  for (const list of groups.values()) {
+    b.group(list[0]!.contactId, list[0]!.kind === 'AR');
+    for (const it of list) b.doc(it.id, it.status, day(it.issueDate), day(it.dueDate), day(it.paidDate), it.total);
+  }
+  const { history, latest } = b.finish();
+  setSeriesAccounts(history, latest, (id) => byId.get(id)?.accountId ?? null);
+  return history;
 }
 
 /** Gives each series the account of its contact's latest document of its kind. */
@@ -256,25 +280,4 @@ export function setSeriesAccounts(h: LedgerHistory, latest: { ar: Map<string, st
     const id = latest.ap.get(c);
     s.accountId = id === undefined ? null : accountOf(id);
   }
-}
-
-/** The history of these documents as of `asOf` (the organisation's today); accounts are the documents' own. */
-export function summariseHistory(items: readonly LedgerItem[], asOfDate: string): LedgerHistory {
-  const byId = new Map<string, LedgerItem>();
-  const docs: HistoryDoc[] = items.map((i) => {
-    byId.set(i.id, i);
-    return {
-      id: i.id,
-      ar: i.kind === 'AR',
-      contactId: i.contactId,
-      status: i.status,
-      issue: i.issueDate ? toDay(i.issueDate) : null,
-      due: i.dueDate ? toDay(i.dueDate) : null,
-      paid: i.paidDate ? toDay(i.paidDate) : null,
-      total: i.total,
-    };
-  });
-  const { history, latest } = summariseDocs(docs, toDay(asOfDate));
-  setSeriesAccounts(history, latest, (id) => byId.get(id)?.accountId ?? null);
-  return history;
 }

@@ -23,7 +23,7 @@ export interface GapModel {
 
 const MAX_GAP = 730;
 
-/** The kernel-smoothed gap distribution; null without gaps. */
+/** The kernel-smoothed gap distribution of gaps in whole days; null without gaps. */
 export function gapModel(gaps: readonly number[]): GapModel | null {
   if (gaps.length === 0) return null;
   const sorted = [...gaps].sort((a, b) => a - b);
@@ -32,18 +32,22 @@ export function gapModel(gaps: readonly number[]): GapModel | null {
   const h = Math.max(1, med * (0.08 + 0.25 / Math.sqrt(gaps.length)));
   const G = Math.min(MAX_GAP, Math.ceil(sorted[sorted.length - 1]! + 4 * h) + 1);
   const g = new Float64Array(G + 1);
-  const w = new Float64Array(Math.ceil(8 * h) + 3);
+  // The kernel's weight at each whole-day offset d from a gap (gaps are whole days), computed once: w[d - dLo].
+  const dLo = Math.floor(-4 * h);
+  const dHi = Math.ceil(4 * h);
+  const w = new Float64Array(dHi - dLo + 1);
+  for (let d = dLo; d <= dHi; d++) {
+    const z = d / h;
+    w[d - dLo] = Math.exp(-0.5 * z * z);
+  }
   for (const x0 of gaps) {
     const from = Math.max(1, Math.floor(x0 - 4 * h));
     const to = Math.min(G, Math.ceil(x0 + 4 * h));
     let norm = 0;
-    for (let x = from; x <= to; x++) {
-      const z = (x - x0) / h;
-      norm += w[x - from] = Math.exp(-0.5 * z * z);
-    }
+    for (let x = from; x <= to; x++) norm += w[x - x0 - dLo]!;
     if (norm <= 0) continue;
     const k = 1 / norm / gaps.length;
-    for (let x = from; x <= to; x++) g[x]! += w[x - from]! * k;
+    for (let x = from; x <= to; x++) g[x]! += w[x - x0 - dLo]! * k;
   }
   const surv = new Float64Array(G + 2);
   let s = 0;
