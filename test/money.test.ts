@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { canonical, dec, isCanonical, sum } from '../src/domain/money.js';
+import { canonical, D, dec, isCanonical, sum } from '../src/domain/money.js';
+import { amountText, factorOf, scale, toDec, type Amount } from '../src/domain/forecast/cents.js';
 
 const decimalString = fc
   .tuple(fc.boolean(), fc.stringMatching(/^[0-9]{1,25}$/), fc.stringMatching(/^[0-9]{0,20}$/))
@@ -70,5 +71,25 @@ describe('canonical decimal strings', () => {
   it('rejects non-finite input', () => {
     expect(() => canonical(Number.NaN)).toThrow();
     expect(() => canonical(Number.POSITIVE_INFINITY)).toThrow();
+  });
+});
+
+describe('engine amounts (src/domain/forecast/cents.ts)', () => {
+  it('property: scale() by a prepared factor equals decimal.js a x factor rounded half away from zero to cents; amountText() is canonical()', () => {
+    const cents = fc.oneof(fc.integer({ min: -1e12, max: 1e12 }), fc.constantFrom(0, 1, -1, 5, -5, 50, -50));
+    const factor = fc.oneof(
+      fc.constantFrom('1', '1.05', '0.97', '0.9', '0.5', '0.8', '0', '2.125', '0.0000001', '1.2345678'),
+      fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 999999 })).map(([i, f]) => `${i}.${String(f).padStart(6, '0')}`),
+    );
+    fc.assert(
+      fc.property(cents, factor, fc.boolean(), (c, f, sub) => {
+        const a: Amount = sub ? { cents: c, extra: dec('0.001') } : { cents: c, extra: null };
+        const want = toDec(a).times(dec(f)).toDecimalPlaces(2, D.ROUND_HALF_UP);
+        const got = scale(a, factorOf(dec(f)));
+        expect(toDec(got).eq(dec(f).eq(1) ? toDec(a) : want)).toBe(true);
+        expect(amountText(a)).toBe(canonical(toDec(a)));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

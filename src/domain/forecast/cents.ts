@@ -73,6 +73,7 @@ export function isZero(a: Amount): boolean {
 }
 
 export function isPositive(a: Amount): boolean {
+  if (a.extra === null) return a.cents > 0;
   return toDec(a).gt(0);
 }
 
@@ -93,13 +94,39 @@ export function roundToCents(d: Dec): Amount {
   return splitDec(d.toDecimalPlaces(2, D.ROUND_HALF_UP));
 }
 
+/** A scale factor prepared once: its Decimal, and when it has at most 6 decimals, num / den as integers. */
+export interface Factor {
+  dec: Dec;
+  one: boolean;
+  num: number | null;
+  den: number;
+}
+
+export function factorOf(d: Dec): Factor {
+  const dp = d.decimalPlaces();
+  const den = 10 ** Math.min(dp, 6);
+  const num = dp <= 6 ? d.times(den).toNumber() : null;
+  return { dec: d, one: d.eq(1), num: num !== null && Number.isSafeInteger(num) ? num : null, den };
+}
+
 /**
- * a x factor rounded to whole cents (factor: a decimal string or Decimal,
- * never a float). Factor 1 returns `a` itself, unrounded.
+ * a x factor rounded to whole cents (half away from zero; factor: never a
+ * float). Factor 1 returns `a` itself, unrounded. Whole cents times a factor
+ * of few decimals is integer arithmetic; anything else goes through decimal.js.
  */
-export function scale(a: Amount, factor: Dec): Amount {
-  if (factor.eq(1)) return a;
-  return roundToCents(toDec(a).times(factor));
+export function scale(a: Amount, factor: Dec | Factor): Amount {
+  const f = 'one' in factor ? factor : factorOf(factor);
+  if (f.one) return a;
+  if (a.extra === null && f.num !== null) {
+    const q = a.cents * f.num;
+    if (Number.isSafeInteger(q)) {
+      const abs = Math.abs(q);
+      let whole = Math.floor(abs / f.den);
+      if (2 * (abs - whole * f.den) >= f.den) whole++;
+      return { cents: q < 0 ? -whole : whole, extra: null };
+    }
+  }
+  return roundToCents(toDec(a).times(f.dec));
 }
 
 /** A running exact sum. */

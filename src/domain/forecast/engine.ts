@@ -13,7 +13,7 @@ import {
   paymentProbabilities,
   type DelayDist,
 } from './behaviour.js';
-import { Acc, amountOf, isPositive, roundToCents, scale, splitByWeights, toDec, type Amount } from './cents.js';
+import { Acc, amountOf, factorOf, isPositive, roundToCents, scale, splitByWeights, toDec, type Amount, type Factor } from './cents.js';
 import { fromDay, mondayOf, monthIndex, monthKey, monthOf, toDay } from './days.js';
 import { cashPosition } from './opening.js';
 import { matchPurchaseOrders, type SuppressedReason } from './purchase-orders.js';
@@ -598,12 +598,15 @@ interface WeekAcc {
   categories: Map<string, { inflow: Acc; outflow: Acc }>;
 }
 
-function parseFactor(v: string | undefined): Dec {
-  if (v === undefined || v === null) return new D(1);
+function parseFactor(v: string | undefined): Factor {
+  if (v === undefined || v === null) return ONE;
   const d = dec(v);
   if (!d.isFinite() || d.lt(0)) throw new RangeError(`not a scenario factor: ${v}`);
-  return d;
+  return factorOf(d);
 }
+
+const ONE = factorOf(new D(1));
+const PIPELINE_FACTORS = { DRAFT: factorOf(dec(PIPELINE_PROBABILITY.DRAFT)), SUBMITTED: factorOf(dec(PIPELINE_PROBABILITY.SUBMITTED)) };
 
 /** Default adjustments of the built-in scenarios (docs/forecast.md#scenarios). */
 export const DEFAULT_SCENARIO_ADJUSTMENTS: Record<'BASE' | 'BEST' | 'WORST', ScenarioAdjustments> = {
@@ -671,7 +674,7 @@ export function projectForecast(p: PreparedForecast, scenario: Scenario, compute
         const own = p.customerDelays.get(c) ?? [];
         const delay = own.length >= MIN_OWN_HISTORY ? median(own.slice(-12)) : p.orgArDelayMedian;
         const due = it.due !== null && it.due >= asOf ? it.due : asOf + (p.arTerms.get(c) ?? p.orgArTerms);
-        const weighted = scale(base, dec(PIPELINE_PROBABILITY[st]));
+        const weighted = scale(base, PIPELINE_FACTORS[st]);
         emit(weekOf(due + delay + shift), id, weighted, true, it.src.accountId, { probability: true });
       }
     } else if (st === 'AUTHORISED' || st === 'DRAFT' || st === 'SUBMITTED') {
