@@ -11,12 +11,12 @@ import type { Context, TypedResponse } from 'hono';
 import type { AppEnv } from './context.js';
 import { withAlerts } from './route.js';
 
-export class AnswerCache {
-  private readonly entries = new Map<string, string>();
+export class AnswerCache<V extends { length: number } = string> {
+  private readonly entries = new Map<string, V>();
   private bytes = 0;
   constructor(private readonly maxBytes = 64 * 1024 * 1024) {}
 
-  get(key: string): string | undefined {
+  get(key: string): V | undefined {
     const v = this.entries.get(key);
     if (v !== undefined) {
       this.entries.delete(key);
@@ -25,7 +25,7 @@ export class AnswerCache {
     return v;
   }
 
-  set(key: string, json: string): void {
+  set(key: string, json: V): void {
     if (json.length > this.maxBytes / 4) return; // one answer never takes most of the budget
     const old = this.entries.get(key);
     if (old !== undefined) {
@@ -53,10 +53,17 @@ export function withAlertsJson(c: Context<AppEnv>, json: string): string {
 }
 
 /**
- * A 200 whose body is `json`, the JSON text of a T (a cached answer), with
- * the request's alerts spliced in; typed as the route's JSON answer, which
- * the test client checks against the OpenAPI document like any other.
+ * A 200 whose body is `json`, the JSON text of a T (a cached answer, as text
+ * or as its UTF-8 bytes), with the request's alerts spliced in; typed as the
+ * route's JSON answer, which the test client checks against the OpenAPI
+ * document like any other. Bytes are sent without encoding the text again.
  */
-export function jsonText<T>(c: Context<AppEnv>, json: string): Response & TypedResponse<T, 200, 'json'> {
-  return c.body(withAlertsJson(c, json), 200, { 'Content-Type': 'application/json' }) as unknown as Response & TypedResponse<T, 200, 'json'>;
+export function jsonText<T>(c: Context<AppEnv>, json: string | Buffer): Response & TypedResponse<T, 200, 'json'> {
+  let body: string | Uint8Array<ArrayBuffer>;
+  if (typeof json === 'string') body = withAlertsJson(c, json);
+  else {
+    const alerts = JSON.stringify(withAlerts(c, {}));
+    body = (alerts === '{}' ? json : Buffer.concat([json.subarray(0, json.length - 1), Buffer.from(`,${alerts.slice(1)}`)])) as Uint8Array<ArrayBuffer>;
+  }
+  return c.body(body, 200, { 'Content-Type': 'application/json' }) as unknown as Response & TypedResponse<T, 200, 'json'>;
 }

@@ -170,7 +170,7 @@ export function shapeForecast(p: ForecastPayload, n: number, hidden: Set<string>
 }
 
 /** The shaped /forecast answers of this process (src/api/answer-cache.ts). */
-const forecastAnswers = new AnswerCache();
+const forecastAnswers = new AnswerCache<Buffer>();
 /**
  * Parts of the latest BASE snapshot (its outlook, its cash position) for this
  * process, by snapshot id: the id is read on every request (a recompute is
@@ -217,7 +217,7 @@ export function registerForecast(app: ApiApp): void {
     ]);
     // The shaped answer of a snapshot is immutable: served from the answer cache when this process has it.
     const key = ref && `${orgId}\0${ref.id}\0${q.weeks}\0${[...hidden].sort().join(',')}`;
-    let json = key ? forecastAnswers.get(key) : undefined;
+    let json = key ? forecastAnswers.get(key) : undefined; // UTF-8 bytes: sent as they are
     if (json === undefined) {
       const snap = ref && (await snapshotPayload(db, orgId, ref));
       if (!snap) {
@@ -226,7 +226,7 @@ export function registerForecast(app: ApiApp): void {
         }
         throw new ApiError(404, 'not_found', 'No forecast has been computed for this organisation yet (cashline-server recompute computes it).');
       }
-      json = JSON.stringify(shapeForecast(snap.payload, q.weeks, hidden));
+      json = Buffer.from(JSON.stringify(shapeForecast(snap.payload, q.weeks, hidden)));
       forecastAnswers.set(key!, json);
     }
     return jsonText<z.output<typeof ForecastResponse>>(c, json);
