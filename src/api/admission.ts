@@ -14,7 +14,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, AuthContext } from './context.js';
-import { ApiError } from './errors.js';
+import { ApiError, rootCause } from './errors.js';
 import { BURST_WINDOW_MS, CREDIT_WINDOW_MS, type CreditSubject, planCredits, type Usage } from './limits.js';
 
 export const STATUS_ROUTE = '/api/agent/status';
@@ -85,7 +85,7 @@ export const limits: MiddlewareHandler<AppEnv> = async (c, next) => {
     try {
       await deps.limiter.releaseCredit(credit.subject, credit.reservation);
     } catch (err) {
-      deps.logger.warn({ requestId: c.get('requestId'), err: { message: (err as Error).message } }, 'could not return a reserved credit');
+      deps.logger.warn({ requestId: c.get('requestId'), cause: rootCause(err) }, 'could not return a reserved credit');
     }
   }
 };

@@ -11,7 +11,7 @@
  * - `requireScope(scope)`: 403 insufficient_scope.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../store/db.js';
 import * as s from '../store/schema.js';
 import { parseKey, secretMatches } from '../domain/keys.js';
@@ -33,20 +33,34 @@ export interface Authenticated {
   billing: BillingRow | null;
 }
 
+/**
+ * The key, its organisation and billing account by the key's public prefix:
+ * a prepared statement per store (built once; on PostgreSQL also parsed and
+ * planned once per connection), as every authenticated request runs it.
+ */
+const keyLookups = new WeakMap<Db, ReturnType<typeof prepareKeyLookup>>();
+
+function prepareKeyLookup(db: Db) {
+  return db
+    .select({ key: s.apiKeys, org: s.organisations, billing: s.billingAccounts })
+    .from(s.apiKeys)
+    .leftJoin(s.organisations, eq(s.organisations.id, s.apiKeys.orgId))
+    .leftJoin(s.billingAccounts, eq(s.billingAccounts.id, s.organisations.billingAccountId))
+    .where(eq(s.apiKeys.keyPrefix, sql.placeholder('prefix')))
+    .prepare('cashline_key_lookup');
+}
+
+function keyLookup(db: Db) {
+  let q = keyLookups.get(db);
+  if (!q) keyLookups.set(db, (q = prepareKeyLookup(db)));
+  return q;
+}
+
 /** Verifies `Authorization: Bearer <key>`; throws the one 401 otherwise. */
 export async function authenticateKey(db: Db, authorization: string | undefined): Promise<Authenticated> {
   const m = authorization && authorization.length <= 1024 ? BEARER.exec(authorization) : null;
   const parsed = m ? parseKey(m[1]!) : null;
-  const found = parsed
-    ? (
-        await db
-          .select({ key: s.apiKeys, org: s.organisations, billing: s.billingAccounts })
-          .from(s.apiKeys)
-          .leftJoin(s.organisations, eq(s.organisations.id, s.apiKeys.orgId))
-          .leftJoin(s.billingAccounts, eq(s.billingAccounts.id, s.organisations.billingAccountId))
-          .where(eq(s.apiKeys.keyPrefix, parsed.keyPrefix))
-      )[0]
-    : undefined;
+  const found = parsed ? (await keyLookup(db).execute({ prefix: parsed.keyPrefix }))[0] : undefined;
   const row = found?.key;
   // Always run the comparison (against a dummy digest when the prefix is unknown).
   const matches = secretMatches(parsed?.secret ?? '', row?.secretHash ?? null);

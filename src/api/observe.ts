@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { writeAudit } from '../store/audit.js';
 import type { AppEnv } from './context.js';
+import { rootCause } from './errors.js';
 
 /** X-Service-Tool values that are recorded (spec 5.6); others are ignored. */
 export const TOOL_PATTERN = /^service\.[a-z_]+$/;
@@ -59,7 +60,7 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
         durationMs,
       });
     } catch (err) {
-      deps.logger.warn({ requestId, err: { message: (err as Error).message } }, 'could not write the audit log');
+      deps.logger.warn({ requestId, cause: rootCause(err) }, 'could not write the audit log');
     }
   }
   deps.logger.info(

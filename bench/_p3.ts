@@ -1,0 +1,14 @@
+import { fork } from 'node:child_process';
+import autocannon from 'autocannon';
+import { benchKeys, openBenchStore } from './gen-large-org.js';
+const store = await openBenchStore(2);
+const keys = await benchKeys(store.db);
+await store.close();
+const kind = process.argv[2] ?? 'real';
+const proc = fork(new URL('./lists.ts', import.meta.url).pathname, ['--serve', kind], { execArgv: ['--import', 'tsx', '--cpu-prof', '--cpu-prof-dir=/tmp/prof'], stdio: 'inherit' });
+const url: string = await new Promise((r) => proc.on('message', (m: any) => m.ready && r(m.ready)));
+const path = kind === 'real' ? '/api/agent/invoices?limit=200' : '/?limit=200&gate=true';
+await autocannon({ url: url + path, connections: 32, duration: 5, headers: { authorization: `Bearer ${keys.gated}` } });
+const r = await autocannon({ url: url + path, connections: 32, duration: 15, headers: { authorization: `Bearer ${keys.gated}` } });
+console.log(kind, 'rps', r.requests.average, 'p99', r.latency.p99, 'non2xx', r.non2xx);
+await new Promise<void>((res) => { proc.once('exit', () => res()); proc.send('stop'); });
