@@ -6,6 +6,10 @@
  *   npx tsx bench/lists.ts              all scenarios, figures on stdout
  *   npx tsx bench/lists.ts --explain    the EXPLAIN (ANALYZE, BUFFERS) plans of the list queries
  *   npx tsx bench/lists.ts --quick      shorter runs
+ *   npx tsx bench/lists.ts --ratio 5    only the throughput at 32 connections, real against floor,
+ *                                       5 interleaved rounds per key (real first, then floor first),
+ *                                       each round's ratio and their median: one round moves by 10-20%
+ *                                       on a shared 2-core machine
  *
  * Env: BENCH_DATABASE_URL, BENCH_SCHEMA (see gen-large-org.ts).
  *
@@ -270,6 +274,36 @@ async function main(): Promise<void> {
       console.log(`  1 connection:   ${fmt(s1)}`);
       console.log(`  32 connections: ${fmt(s32)}\n`);
       summary.push(`pipeline alone (/status): p99@1 ${s1.p99.toFixed(1)} ms, rps@32 ${s32.rps.toFixed(0)}`);
+    }
+    const rounds = Number(process.argv[process.argv.indexOf('--ratio') + 1]);
+    if (args.has('--ratio') && rounds > 0) {
+      for (const s of scenarios) {
+        console.log(`## ${s.name}: throughput at 32 connections, ${rounds} rounds`);
+        await cannon(real.url + s.real, 32, 3, auth(s.key));
+        await cannon(floor.url + s.floor, 32, 3);
+        const ratios: number[] = [];
+        for (let k = 0; k < rounds; k++) {
+          await resetAudit();
+          const runReal = () => cannon(real.url + s.real, 32, secs, auth(s.key));
+          const runFloor = () => cannon(floor.url + s.floor, 32, secs);
+          let r32: Figures;
+          let f32: Figures;
+          if (k % 2 === 0) {
+            r32 = await runReal();
+            f32 = await runFloor();
+          } else {
+            f32 = await runFloor();
+            r32 = await runReal();
+          }
+          ratios.push(r32.rps / f32.rps);
+          console.log(`  round ${k + 1}: real ${r32.rps.toFixed(0)} req/s, floor ${f32.rps.toFixed(0)} req/s, ratio ${(r32.rps / f32.rps).toFixed(2)}`);
+        }
+        const sorted = [...ratios].sort((a, b) => a - b);
+        const med = sorted[(sorted.length - 1) >> 1]!;
+        console.log(`  median ratio ${med.toFixed(2)} (min ${sorted[0]!.toFixed(2)}, max ${sorted[sorted.length - 1]!.toFixed(2)}; target >= 0.6)\n`);
+        summary.push(`${s.name}: median real/floor at 32 connections ${med.toFixed(2)} over ${rounds} rounds (${sorted.map((r) => r.toFixed(2)).join(', ')})`);
+      }
+      return;
     }
     for (const s of scenarios) {
       console.log(`## ${s.name}`);
