@@ -1,9 +1,9 @@
 /**
  * The invoices and bills the forecast engine reads (docs/forecast.md#history):
  * the history its behaviour models learn from (src/domain/forecast/history.ts
- * says what each part is), read as narrow rows and summarised without a
- * document object each; and the documents it still reads one by one (open
- * ones, bills that may match a purchase order). `loadLedgerItems` reads the
+ * says what each part is), read as one packed text per contact and kind and
+ * summarised without a document object each; and the documents it still
+ * reads one by one (open ones, bills that may match a purchase order). `loadLedgerItems` reads the
  * documents themselves (what the engine summarises when it is given no
  * history).
  *
@@ -27,7 +27,8 @@ export const base = (col: string) =>
 /**
  * The history of the organisation's invoices and bills as of `asOf` (its
  * today): one row per contact and kind, its documents packed into one text
- * (`packed`), unpacked straight into the domain's HistoryBuilder - no row,
+ * (`unpack` says how), in no particular order (the builder does not need
+ * one), unpacked straight into the domain's HistoryBuilder - no row,
  * object or lookup per document, which is what reading 400,000 documents
  * costs - then the account of each contact's latest document.
  */
