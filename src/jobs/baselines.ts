@@ -16,6 +16,7 @@ import { analyseOrganisation, type OrganisationAnalytics } from '../domain/analy
 import { MARGIN_MONTHS } from '../domain/analytics/summary.js';
 import { type Db, rows } from '../store/db.js';
 import { loadAnalyticsInput, loadOrgSettings, writeAnalytics } from '../store/queries/analytics.js';
+import { startTicker, type Ticker } from './ticker.js';
 
 export interface BaselineRun {
   orgId: string;
@@ -160,35 +161,13 @@ export async function runNightlyBaselines(db: Db, now: Date): Promise<NightlyRes
   return out;
 }
 
-export interface BaselineWorker {
-  /** Resolves when the tick in progress (if any) has finished. */
-  stop(): Promise<void>;
-}
+export type BaselineWorker = Ticker;
 
-/** Ticks runNightlyBaselines every `intervalMs` (default 5 minutes), first at once; never two ticks at a time. */
+/** Ticks runNightlyBaselines every `intervalMs` (default 5 minutes), first at once; never two ticks at a time (ticker.ts). */
 export function startBaselineWorker(
   db: Db,
   clock: Clock,
   opts: { intervalMs?: number; onTick?: (r: NightlyResult) => void; onError?: (err: unknown) => void } = {},
 ): BaselineWorker {
-  let running: Promise<void> | null = null;
-  let stopped = false;
-  const tick = () => {
-    if (running || stopped) return;
-    running = runNightlyBaselines(db, clock.now())
-      .then((r) => opts.onTick?.(r), (err) => opts.onError?.(err))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const timer = setInterval(tick, opts.intervalMs ?? 5 * 60_000);
-  timer.unref();
-  tick();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startTicker(() => runNightlyBaselines(db, clock.now()), opts.intervalMs ?? 5 * 60_000, { result: opts.onTick, error: opts.onError });
 }

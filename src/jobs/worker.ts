@@ -20,6 +20,7 @@ import { type NightlyResult, RUN_CLAIM_KIND, runNightlyBaselines } from './basel
 import { recomputeForecast } from './forecast.js';
 import { briefsDue, type BriefRunResult, generateDailyBrief, utcDate } from './brief.js';
 import { syncLockKey, withClaim, withSessionLock, workerId } from './claims.js';
+import { startTicker, type Ticker } from './ticker.js';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>) => void;
 
@@ -124,35 +125,13 @@ export async function workerTick(o: WorkerOptions): Promise<TickReport> {
   return report;
 }
 
-export interface WorkerLoop {
-  /** Resolves when the tick in progress (if any) has finished. */
-  stop(): Promise<void>;
-}
+export type WorkerLoop = Ticker;
 
-/** Ticks `workerTick` every `intervalMs`, first at once; never two ticks at a time in one process. */
+/** Ticks `workerTick` every `intervalMs`, first at once; never two ticks at a time in one process (ticker.ts). */
 export function startWorkerLoop(o: WorkerOptions, opts: { intervalMs: number; onTick?: (r: TickReport) => void }): WorkerLoop {
   const owner = o.owner ?? workerId();
-  let running: Promise<void> | null = null;
-  let stopped = false;
-  const tick = () => {
-    if (running || stopped) return;
-    running = workerTick({ ...o, owner })
-      .then(
-        (r) => opts.onTick?.(r),
-        (err) => o.log?.('error', 'worker tick failed', { error: err instanceof Error ? err.message : String(err) }),
-      )
-      .finally(() => {
-        running = null;
-      });
-  };
-  const timer = setInterval(tick, opts.intervalMs);
-  timer.unref();
-  tick();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startTicker(() => workerTick({ ...o, owner }), opts.intervalMs, {
+    result: (r) => opts.onTick?.(r),
+    error: (err) => o.log?.('error', 'worker tick failed', { error: err instanceof Error ? err.message : String(err) }),
+  });
 }
