@@ -14,7 +14,7 @@ import { sql } from 'drizzle-orm';
 import { freshStore, type TestStore } from './helpers/store.js';
 import { rows } from '../src/store/db.js';
 import type { XeroServer } from '../src/xero-server/server.js';
-import { connectedOrg, importedOrg, ledgerRows, NOW, xeroServer } from './helpers/ledger.js';
+import { connectedOrg, importedOrg, ledgerRows, NOW, syncEnv, xeroServer } from './helpers/ledger.js';
 
 const BIN = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'dist', 'bin', 'cashline-server.js');
 
@@ -39,16 +39,7 @@ describe('a sync process killed mid-run (PostgreSQL)', () => {
   function runSync(killAfter: number | null): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
     const start = server.requests.length;
     const child = spawn(process.execPath, [BIN, 'sync', '--org', orgId, '--page-size', '200'], {
-      env: {
-        PATH: process.env.PATH,
-        DATABASE_URL: store.url,
-        XERO_API_URL: server.apiUrl,
-        XERO_IDENTITY_URL: server.identityUrl,
-        XERO_CLIENT_ID: server.clientId,
-        XERO_CLIENT_SECRET: server.clientSecret,
-        CASHLINE_NOW: NOW.toISOString(),
-        CASHLINE_LOG_LEVEL: 'silent',
-      },
+      env: { PATH: process.env.PATH, ...syncEnv(server, store.url!) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -11,7 +11,7 @@ import { createOrg } from '../src/store/tenancy.js';
 import { fixedClock } from '../src/clock.js';
 import { workerTick } from '../src/jobs/worker.js';
 import type { XeroServer } from '../src/xero-server/server.js';
-import { connectedOrg, NOW, xeroServer } from './helpers/ledger.js';
+import { connectedOrg, NOW, syncEnv, xeroServer } from './helpers/ledger.js';
 
 describe('sync operations (PostgreSQL)', () => {
   let store: TestStore;
@@ -21,15 +21,7 @@ describe('sync operations (PostgreSQL)', () => {
   beforeAll(async () => {
     store = await freshStore('postgres');
     server = await xeroServer({ limits: { perMinute: 100_000, concurrent: 5 } });
-    env = {
-      DATABASE_URL: store.url,
-      XERO_API_URL: server.apiUrl,
-      XERO_IDENTITY_URL: server.identityUrl,
-      XERO_CLIENT_ID: server.clientId,
-      XERO_CLIENT_SECRET: server.clientSecret,
-      CASHLINE_NOW: NOW.toISOString(),
-      CASHLINE_LOG_LEVEL: 'silent',
-    };
+    env = syncEnv(server, store.url!);
   });
   afterAll(async () => {
     await server?.close();

@@ -30,6 +30,19 @@ export async function xeroServer(opts: Partial<XeroServerOptions> & { scale?: nu
   return startXeroServer({ data: datasetFromFiles(files), ...opts });
 }
 
+/** The environment `cashline-server` needs to sync from this server into the store at `databaseUrl`, its clock at NOW, silent. */
+export function syncEnv(server: XeroServer, databaseUrl: string): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: databaseUrl,
+    XERO_API_URL: server.apiUrl,
+    XERO_IDENTITY_URL: server.identityUrl,
+    XERO_CLIENT_ID: server.clientId,
+    XERO_CLIENT_SECRET: server.clientSecret,
+    CASHLINE_NOW: NOW.toISOString(),
+    CASHLINE_LOG_LEVEL: 'silent',
+  };
+}
+
 /** A new organisation connected to the server (a fresh grant). */
 export async function connectedOrg(db: Db, server: XeroServer, name = 'Sync Org'): Promise<string> {
   const { orgId } = await createOrg(db, { name, now: NOW });
