@@ -65,11 +65,7 @@ export async function loadHistory(db: Db, orgId: string, asOf: string, idByCode:
     for (const p of pending.values()) p.catch(() => {}); // after a failure, the other parts are not left unhandled
   }
   const { history, latest } = builder.finish();
-  const accounts = new Map<string, string | null>();
-  const ids = [...new Set([...latest.ar.values(), ...latest.ap.values()])];
-  for (let i = 0; i < ids.length; i += 20_000) {
-    for (const a of await largestLineAccounts(db, orgId, ids.slice(i, i + 20_000))) accounts.set(a.id, a.code ? (idByCode.get(a.code) ?? null) : null);
-  }
+  const accounts = await largestLineAccounts(db, orgId, [...new Set([...latest.ar.values(), ...latest.ap.values()])], idByCode);
   setSeriesAccounts(history, latest, (id) => accounts.get(id) ?? null);
   return history;
 }
@@ -79,7 +75,7 @@ export async function loadHistory(db: Db, orgId: string, asOf: string, idByCode:
  * joined by ';', days as integers or empty for null. The id is read by its
  * length (in characters, as PostgreSQL counts them), so it may hold anything.
  */
-export function unpack(docs: string, into: HistoryBuilder): void {
+function unpack(docs: string, into: HistoryBuilder): void {
   const astral = /[\uD800-\uDFFF]/.test(docs);
   let pos = 0;
   const end = docs.length;
@@ -206,22 +202,21 @@ export async function loadOpenItems(db: Db, orgId: string, asOf: string, idByCod
 
 /** Sets each item's accountId: the account of its largest line. */
 async function attachAccounts(db: Db, orgId: string, wanted: Map<string, LedgerItem>, idByCode: Map<string, string>): Promise<void> {
-  const ids = [...wanted.keys()];
-  for (let i = 0; i < ids.length; i += 20_000) {
-    for (const a of await largestLineAccounts(db, orgId, ids.slice(i, i + 20_000))) {
-      const item = wanted.get(a.id);
-      if (item && a.code) item.accountId = idByCode.get(a.code) ?? null;
-    }
-  }
+  for (const [id, accountId] of await largestLineAccounts(db, orgId, [...wanted.keys()], idByCode)) wanted.get(id)!.accountId = accountId;
 }
 
-/** The account code of each document's largest line (then its first). */
-function largestLineAccounts(db: Db, orgId: string, ids: string[]): Promise<{ id: string; code: string | null }[]> {
-  return rows<{ id: string; code: string | null }>(
-    db,
-    sql`select distinct on (l.item_id) l.item_id as id, l.account_code as code
-        from cash_item_lines l
-        where l.org_id = ${orgId} and l.item_id = any(${sql.param(ids)}::text[])
-        order by l.item_id, abs(l.line_amount) desc, l.line_number`,
-  );
+/** The account (id) of each document's largest line (then its first), null when it names no known account; read 20,000 documents at a time. */
+async function largestLineAccounts(db: Db, orgId: string, ids: string[], idByCode: Map<string, string>): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (let i = 0; i < ids.length; i += 20_000) {
+    const found = await rows<{ id: string; code: string | null }>(
+      db,
+      sql`select distinct on (l.item_id) l.item_id as id, l.account_code as code
+          from cash_item_lines l
+          where l.org_id = ${orgId} and l.item_id = any(${sql.param(ids.slice(i, i + 20_000))}::text[])
+          order by l.item_id, abs(l.line_amount) desc, l.line_number`,
+    );
+    for (const a of found) out.set(a.id, a.code ? (idByCode.get(a.code) ?? null) : null);
+  }
+  return out;
 }
