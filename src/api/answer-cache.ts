@@ -5,7 +5,7 @@
  * without reading, parsing and re-serialising a payload that is megabytes for
  * a large ledger (every week lists its itemIds, spec 2.3). Bounded by bytes,
  * least recently used first out. Per-request fields (the envelope's alerts)
- * are spliced in by `withAlertsJson`, never cached.
+ * are spliced in by `jsonText`, never cached.
  */
 import type { Context, TypedResponse } from 'hono';
 import type { AppEnv } from './context.js';
@@ -46,24 +46,14 @@ export class AnswerCache<V extends { length: number } = string> {
   }
 }
 
-/** `json` (an object's JSON text) with the envelope's alerts of this request added, as withAlerts does. */
-export function withAlertsJson(c: Context<AppEnv>, json: string): string {
-  const alerts = JSON.stringify(withAlerts(c, {}));
-  return alerts === '{}' ? json : `${json.slice(0, -1)},${alerts.slice(1)}`;
-}
-
 /**
- * A 200 whose body is `json`, the JSON text of a T (a cached answer, as text
- * or as its UTF-8 bytes), with the request's alerts spliced in; typed as the
- * route's JSON answer, which the test client checks against the OpenAPI
- * document like any other. Bytes are sent without encoding the text again.
+ * A 200 whose body is `json`, the UTF-8 bytes of a T's JSON text (a cached
+ * answer), with the request's alerts spliced in as withAlerts adds them,
+ * without encoding the text again; typed as the route's JSON answer, which
+ * the test client checks against the OpenAPI document like any other.
  */
-export function jsonText<T>(c: Context<AppEnv>, json: string | Buffer): Response & TypedResponse<T, 200, 'json'> {
-  let body: string | Uint8Array<ArrayBuffer>;
-  if (typeof json === 'string') body = withAlertsJson(c, json);
-  else {
-    const alerts = JSON.stringify(withAlerts(c, {}));
-    body = (alerts === '{}' ? json : Buffer.concat([json.subarray(0, json.length - 1), Buffer.from(`,${alerts.slice(1)}`)])) as Uint8Array<ArrayBuffer>;
-  }
-  return c.body(body, 200, { 'Content-Type': 'application/json' }) as unknown as Response & TypedResponse<T, 200, 'json'>;
+export function jsonText<T>(c: Context<AppEnv>, json: Buffer): Response & TypedResponse<T, 200, 'json'> {
+  const alerts = JSON.stringify(withAlerts(c, {}));
+  const body = alerts === '{}' ? json : Buffer.concat([json.subarray(0, json.length - 1), Buffer.from(`,${alerts.slice(1)}`)]);
+  return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' }) as unknown as Response & TypedResponse<T, 200, 'json'>;
 }

@@ -114,8 +114,7 @@ export function factorOf(d: Dec): Factor {
  * float). Factor 1 returns `a` itself, unrounded. Whole cents times a factor
  * of few decimals is integer arithmetic; anything else goes through decimal.js.
  */
-export function scale(a: Amount, factor: Dec | Factor): Amount {
-  const f = 'one' in factor ? factor : factorOf(factor);
+export function scale(a: Amount, f: Factor): Amount {
   if (f.one) return a;
   if (a.extra === null && f.num !== null) {
     const q = a.cents * f.num;
