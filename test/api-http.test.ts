@@ -111,19 +111,59 @@ describe.each(BACKENDS)('agent API HTTP surface on %s', (kind) => {
     await api?.close();
   });
 
-  it('non-GET methods on any route are 405 with Allow: GET, never 2xx, never charged', async () => {
+  it('methods other than GET, HEAD and OPTIONS on any route are 405 method_not_allowed with Allow, never charged', async () => {
     // spec 1: "Only GET operations exist. No endpoint creates, changes or deletes data"; spec 4: "All endpoints are GET".
     const before = (await (await api.get('/api/agent/status', key)).json()).usage.remaining;
     const paths = ['/api/agent/status', '/api/agent/orgs', '/api/agent/test-items/a', '/api/agent/openapi.json', '/api/agent/docs', '/api/agent/nope'];
     for (const path of paths) {
-      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']) {
-        const res = await api.fetch(path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(method === 'HEAD' || method === 'OPTIONS' ? {} : { body: '{}' }) });
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+        const res = await api.fetch(path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
         expect(res.status, `${method} ${path}`).toBe(405);
-        expect(res.headers.get('allow')).toBe('GET');
-        if (method !== 'HEAD') expect(await res.json()).toEqual({ error: 'method_not_allowed', message: expect.any(String) });
+        expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+        expect(await res.json()).toEqual({ error: 'method_not_allowed', message: expect.any(String) });
+      }
+      // OPTIONS: 204 with Allow, no body, before authentication (so without a key too).
+      for (const k of [key, null]) {
+        const res = await api.fetch(path, { method: 'OPTIONS', headers: k ? { authorization: `Bearer ${k}` } : {} });
+        expect(res.status, `OPTIONS ${path}`).toBe(204);
+        expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+        expect(await res.text()).toBe('');
       }
     }
     expect((await (await api.get('/api/agent/status', key)).json()).usage.remaining).toBe(before);
+  });
+
+  it('HEAD answers every GET route with the same status and headers as GET and no body, and is charged like GET', async () => {
+    const own = await api.key(orgId, undefined, await api.user(orgId)); // credits are per (user, billing account)
+    const remaining = async () => (await (await api.get('/api/agent/status', own)).json()).usage.remaining as number;
+    const start = await remaining();
+    for (const [path, k] of [
+      ['/api/agent/status', own],
+      ['/api/agent/orgs', own],
+      ['/api/agent/test-items/a', own],
+      ['/api/agent/openapi.json', null],
+      ['/api/agent/docs', null],
+      ['/api/agent/status', null],
+      ['/api/agent/nope', own],
+    ] as const) {
+      const headers: Record<string, string> = k ? { authorization: `Bearer ${k}` } : {};
+      const get = await api.fetch(path, { method: 'GET', headers });
+      const getBody = await get.text();
+      const head = await api.fetch(path, { method: 'HEAD', headers });
+      expect(head.status, `HEAD ${path}`).toBe(get.status);
+      expect(await head.text(), `HEAD ${path} has no body`).toBe('');
+      for (const h of ['content-type', 'cache-control', 'x-service-plan', 'x-service-subscription']) {
+        expect(head.headers.get(h), `HEAD ${path} ${h}`).toBe(get.headers.get(h));
+      }
+      expect(getBody.length).toBeGreaterThan(0);
+    }
+    // /orgs and /test-items/a are charged once for GET and once for HEAD; status, documents and 404 paths are free.
+    expect(start - (await remaining())).toBe(4);
+  });
+
+  it('method_not_allowed is among the error values of the OpenAPI document', async () => {
+    const doc = await (await api.get('/api/agent/openapi.json', null)).json();
+    expect(doc.components.schemas.ErrorResponse.properties.error.enum).toContain('method_not_allowed');
   });
 
   it('unknown paths are a JSON 404 not_found, with or without a key, and are not charged', async () => {

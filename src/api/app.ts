@@ -2,7 +2,8 @@
  * The HTTP application. Every request under /api/agent/ runs, in order:
  *  1. `observe`: request id; afterwards RateLimit headers, Cache-Control:
  *     no-store, the audit row (authenticated requests) and the access log;
- *  2. method guard (every path): only GET exists (405 method_not_allowed, `Allow: GET`);
+ *  2. method guard (every path): GET, and HEAD (a GET without its body, charged like
+ *     one); OPTIONS is 204 with `Allow`; anything else 405 method_not_allowed with `Allow`;
  *  3. the public documents (/api/agent/openapi.json, /api/agent/docs) answer here;
  *  4. endpoint match: a path no agentRoute declared is 404 not_found;
  *  5. `authenticate`: the one 401;
@@ -55,6 +56,9 @@ export interface AppOptions {
 /** The app's dependencies as the brief names them. */
 export type AppDeps = AppOptions;
 
+/** The methods every path answers (`Allow` on OPTIONS and 405). */
+export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+
 export function createApp(opts: AppOptions): ApiApp {
   const deps: Deps = {
     store: opts.store,
@@ -83,13 +87,14 @@ export function createApp(opts: AppOptions): ApiApp {
   });
   app.use(`${AGENT_PREFIX}/*`, observe);
   app.use('*', async (c, next) => {
-    if (c.req.method !== 'GET') {
-      c.header('Allow', 'GET');
-      c.header('Cache-Control', 'no-store');
-      const body: ErrorBody = { error: 'method_not_allowed', message: 'The agent API is read-only: only GET exists.' };
-      return c.json(body, 405);
-    }
-    await next();
+    const method = c.req.method;
+    // HEAD is a GET without its body (Hono dispatches it as GET and drops the body): same pipeline, status, headers and charge.
+    if (method === 'GET' || method === 'HEAD') return next();
+    c.header('Allow', ALLOWED_METHODS);
+    c.header('Cache-Control', 'no-store');
+    if (method === 'OPTIONS') return c.body(null, 204);
+    const body: ErrorBody = { error: 'method_not_allowed', message: 'The agent API is read-only: only GET (and HEAD, OPTIONS) exist.' };
+    return c.json(body, 405);
   });
   registerDocs(app); // public: answered before authentication
   app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countBurst, tenancy, checkScope, rejectNul, limits, envelope);

@@ -42,7 +42,7 @@ export const orgRequired = () =>
   });
 
 export interface ErrorBody {
-  error: ErrorCode | 'method_not_allowed';
+  error: ErrorCode;
   message: string;
   parameter?: string;
 }

@@ -27,6 +27,7 @@ export const ErrorCode = z.enum([
   'org_required',
   'rate_limited',
   'quota_exhausted',
+  'method_not_allowed',
   'internal_error',
   'service_unavailable',
 ]);
