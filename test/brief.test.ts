@@ -15,16 +15,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import { startTestApi, type TestApi } from './helpers/http.js';
-import { freshStore, type TestStore } from './helpers/store.js';
+import { BACKENDS, freshStore, type TestStore } from './helpers/store.js';
 import { demo, NOW } from './helpers/ledger.js';
 import { writeXeroFiles } from '../src/demo/generate.js';
 import { importDirectory } from '../src/ledger/import.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
-import { briefsDue, generateDailyBrief, loadBriefFacts, redactBrief } from '../src/jobs/brief.js';
+import { briefsDue, generateDailyBrief, loadBriefFacts } from '../src/jobs/brief.js';
+import { redactBrief, hiddenMentions, type BriefMention } from '../src/domain/brief/redact.js';
+import { slugify } from '../src/domain/brief/rules.js';
 import { workerTick } from '../src/jobs/worker.js';
 import { openStore, type Db, rows } from '../src/store/db.js';
 import * as s from '../src/store/schema.js';
-import { createOrg, setContactSensitive } from '../src/store/tenancy.js';
+import { createOrg, setAccountSensitive, setContactSensitive } from '../src/store/tenancy.js';
 import { DailyBriefPayload } from '../src/schemas/brief.js';
 import { fixedClock } from '../src/clock.js';
 import { SCOPES } from '../src/domain/scopes.js';
@@ -138,11 +140,111 @@ describe('redactBrief (pure)', () => {
       riskSignal: { headline: `${long} has AUD 12,000 overdue and counting`, bodyMarkdown: `**${long}** owes money.`, refs: [{ kind: 'customer' as const, key: 'a-very-long', displayName: long }] },
       recommendedAction: { headline: `Chase ${long}`, bodyMarkdown: 'Call them.', refs: [] },
     };
-    const { payload: out, redacted } = redactBrief(payload, [{ kind: 'customer', key: 'a-very-long', displayName: long }]);
+    const { payload: out, redacted } = redactBrief(payload, [{ kind: 'customer', id: 'c-1', key: 'a-very-long', displayName: long }]);
     expect(redacted).toBe(1);
     expect(JSON.stringify(out)).not.toContain(long);
     expect(out.riskSignal.refs[0]).toEqual({ kind: 'customer', key: 'sensitive-contact', displayName: 'Sensitive contact' });
     expect(DailyBriefPayload.safeParse(out).success).toBe(true);
+  });
+});
+
+describe('redaction helpers (pure)', () => {
+  const payload = {
+    mainDriver: { headline: 'Acer Traders and Ace lead sales', bodyMarkdown: '**Ace** pays; *Acer Traders* too. Wages (Payroll) are the largest outflow.', refs: [{ kind: 'customer' as const, key: 'ace', displayName: 'Ace' }] },
+    riskSignal: { headline: 'Cash dips in week 9', bodyMarkdown: 'Payroll and rent land together.', refs: [{ kind: 'category' as const, key: 'payroll', displayName: 'Payroll' }, { kind: 'week' as const, weekNumber: 9 }] },
+    recommendedAction: { headline: 'Chase Ace today', bodyMarkdown: 'Call Ace.', refs: [] },
+  };
+  const none = { contactIds: new Set<string>(), accountIds: new Set<string>(), names: [] };
+
+  it('a name is matched as a whole word only: hiding "Ace" leaves "Acer Traders"', () => {
+    const mentions: BriefMention[] = [{ kind: 'customer', id: 'c-ace', key: 'ace', displayName: 'Ace' }];
+    const hidden = hiddenMentions(payload, mentions, { ...none, contactIds: new Set(['c-ace']) }, slugify);
+    const { payload: out, redacted } = redactBrief(payload, hidden);
+    expect(redacted).toBe(1);
+    expect(out.mainDriver.headline).toBe('Acer Traders and Sensitive contact lead sales');
+    expect(out.mainDriver.bodyMarkdown).toBe('**Sensitive contact** pays; *Acer Traders* too. Wages (Payroll) are the largest outflow.');
+    expect(out.mainDriver.refs[0]).toEqual({ kind: 'customer', key: 'sensitive-contact', displayName: 'Sensitive contact' });
+    expect(out.recommendedAction).toMatchObject({ headline: 'Chase Sensitive contact today', bodyMarkdown: 'Call Sensitive contact.' });
+  });
+
+  it('only mentions sensitive now are hidden; an id-less (legacy) entry always is; a sensitive name without a mention is found in the text', () => {
+    const mentions: BriefMention[] = [
+      { kind: 'customer', id: 'c-ace', key: 'ace', displayName: 'Ace' },
+      { kind: 'category', id: 'a-pay', key: 'payroll', displayName: 'Payroll' },
+    ];
+    expect(hiddenMentions(payload, mentions, none, slugify)).toEqual([]);
+    expect(hiddenMentions(payload, mentions, { ...none, accountIds: new Set(['a-pay']) }, slugify).map((m) => m.displayName)).toEqual(['Payroll']);
+    expect(hiddenMentions(payload, [{ ...mentions[0]!, id: null }], none, slugify).map((m) => m.displayName)).toEqual(['Ace']);
+    const byName = hiddenMentions(payload, [], { ...none, names: [{ kind: 'customer', name: 'Acer Traders' }] }, slugify);
+    expect(byName).toEqual([{ kind: 'customer', id: null, key: 'acer-traders', displayName: 'Acer Traders' }]);
+    const { payload: out, redacted } = redactBrief(payload, byName);
+    expect(redacted).toBe(1);
+    expect(JSON.stringify(out)).not.toContain('Acer Traders');
+    expect(out.mainDriver.headline).toBe('Sensitive contact and Ace lead sales');
+  });
+});
+
+describe.each(BACKENDS)('redaction is decided at read time, from the flags as they are now (%s)', (kind) => {
+  let api: TestApi;
+  let orgId: string;
+  beforeAll(async () => {
+    api = await startTestApi(kind, { now: NOW.toISOString() });
+    orgId = await seededOrg(api.store.db, { name: 'Flag Later Co', plan: 'Free' });
+    expect((await generateDailyBrief(api.store.db, orgId, NOW)).created).toBe(true);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const read = async (key: string) => {
+    const res = await api.get(`/api/agent/orgs/${orgId}/daily-brief`, key);
+    expect(res.status).toBe(200);
+    return res.json() as Promise<{ payload: DailyBriefPayload; redactedItemCount: number }>;
+  };
+
+  it('generate, flag a customer and an account it names, read (hidden), unflag, read (shown)', async () => {
+    const db = api.store.db;
+    const [row] = await db.select().from(s.dailyBriefs).where(eq(s.dailyBriefs.orgId, orgId));
+    const mentions = row!.mentions as BriefMention[];
+    const customer = mentions.find((m) => m.kind === 'customer');
+    const category = mentions.find((m) => m.kind === 'category');
+    expect(customer, 'the brief names a customer').toBeDefined();
+    expect(category, 'the brief names an account').toBeDefined();
+    const restricted = await api.key(orgId, NO_SENSITIVE);
+    const full = await api.key(orgId);
+
+    // Nothing flagged when the brief was written, nor now: every name shows.
+    const before = await read(restricted);
+    expect(before.redactedItemCount).toBe(0);
+    expect(JSON.stringify(before.payload)).toContain(customer!.displayName);
+    expect(JSON.stringify(before.payload)).toContain(category!.displayName);
+
+    // Flagged after the brief was written: hidden from the next read on, with the lists' labels.
+    await setContactSensitive(db, orgId, customer!.id!, true);
+    await setAccountSensitive(db, orgId, category!.id!, true);
+    const hidden = await read(restricted);
+    expect(hidden.redactedItemCount).toBe(2);
+    expect(JSON.stringify(hidden.payload)).not.toContain(customer!.displayName);
+    expect(JSON.stringify(hidden.payload)).not.toContain(category!.displayName);
+    const refs = Object.values(hidden.payload).flatMap((sec) => sec.refs);
+    expect(refs).toContainEqual({ kind: 'customer', key: 'sensitive-contact', displayName: 'Sensitive contact' });
+    expect(refs).toContainEqual({ kind: 'category', key: 'sensitive-account', displayName: 'Sensitive account' });
+    expect(DailyBriefPayload.safeParse(hidden.payload).success).toBe(true);
+    // The same label the contacts list uses for the same contact, which the list drops for this key.
+    const list = await (await api.get('/api/agent/contacts?autoPaginate=true', restricted)).json();
+    expect(list.contacts.map((c: { id: string }) => c.id)).not.toContain(customer!.id);
+    // A key with READ_SENSITIVE still sees them.
+    const seen = await read(full);
+    expect(seen.redactedItemCount).toBe(0);
+    expect(JSON.stringify(seen.payload)).toContain(customer!.displayName);
+
+    // Unflagged: shown again.
+    await setContactSensitive(db, orgId, customer!.id!, false);
+    await setAccountSensitive(db, orgId, category!.id!, false);
+    const shown = await read(restricted);
+    expect(shown.redactedItemCount).toBe(0);
+    expect(JSON.stringify(shown.payload)).toContain(customer!.displayName);
+    expect(JSON.stringify(shown.payload)).toContain(category!.displayName);
   });
 });
 
@@ -251,7 +353,8 @@ describe('premium tier (LLM) with fallback to rules', () => {
     expect(sent).toContain('Sensitive contact 1');
     const [row] = await store.db.select().from(s.dailyBriefs).where(and(eq(s.dailyBriefs.orgId, premium), eq(s.dailyBriefs.asOfDate, '2026-11-23')));
     expect(row!.generatorTier).toBe('llm');
-    expect(row!.redactions).toEqual([]);
+    // Its mentions (the parties it names, with ids) hold no sensitive name: the model never saw one.
+    expect(JSON.stringify(row!.mentions)).not.toContain(sensitiveName);
     expect(JSON.stringify(row!.payload)).not.toContain(sensitiveName);
     // The free plan stays on rules, without calling the model.
     const calls = llm.bodies.length;

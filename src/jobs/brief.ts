@@ -4,19 +4,20 @@
  * UTC day with the rules tier, or with the LLM tier for premium plans when
  * CASHLINE_LLM_* is configured (falling back to rules for that day on any
  * failure), and stores it keyed by (org_id, as_of_date): a day never gets
- * two, whatever the number of workers. The read side (`readBrief`) rewrites
- * sensitive names for keys without READ_SENSITIVE.
+ * two, whatever the number of workers. With the brief it stores every
+ * contact and account the brief names (its mentions, with ids); the read side
+ * rewrites those sensitive at the time of the read (src/domain/brief/redact.ts).
  */
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { type Db, rows } from '../store/db.js';
-import * as s from '../store/schema.js';
 import { daysBetween } from '../domain/calendar.js';
 import { dec } from '../domain/money.js';
 import { latestSnapshot, sensitiveAccountIds } from '../store/queries/forecast.js';
-import { type BriefCategory, type BriefFacts, cleanName, fitHeadline, rulesBrief, slugify } from '../domain/brief/rules.js';
+import { type BriefCategory, type BriefFacts, rulesBrief, slugify } from '../domain/brief/rules.js';
 import { forModel, type LlmConfig, LlmBriefError, llmBrief } from '../domain/brief/llm.js';
-import { DailyBriefPayload, type Redaction } from '../schemas/brief.js';
-import { SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../schemas/forecast.js';
+import { DailyBriefPayload } from '../schemas/brief.js';
+import { findMentions } from '../domain/brief/redact.js';
+import { briefNameCandidates, briefTier, insertBrief } from '../store/queries/briefs.js';
 
 /** Plans served by the LLM tier when it is configured (docs/brief.md). */
 export const PREMIUM_PLANS = new Set(['Pocket', 'Wallet', 'Vault', 'Reserve']);
@@ -115,34 +116,6 @@ export async function loadBriefFacts(db: Db, orgId: string, now: Date): Promise<
   };
 }
 
-/** The names of sensitive parties a payload shows (what keys without READ_SENSITIVE must not see). */
-export function redactionsOf(payload: DailyBriefPayload, facts: BriefFacts, sensitiveNames: readonly string[]): Redaction[] {
-  const out: Redaction[] = [];
-  const text = JSON.stringify(payload);
-  const seen = new Set<string>();
-  for (const d of facts.overdue) {
-    if (d.sensitive && text.includes(cleanName(d.name))) {
-      out.push({ kind: 'customer', key: d.key, displayName: cleanName(d.name) });
-      seen.add(cleanName(d.name));
-    }
-  }
-  for (const c of facts.forecast?.categories ?? []) {
-    if (c.sensitive && text.includes(cleanName(c.name))) {
-      out.push({ kind: 'category', key: c.key, displayName: cleanName(c.name) });
-      seen.add(cleanName(c.name));
-    }
-  }
-  // Names that appear in text only (notes): rewritten as a contact.
-  for (const n of sensitiveNames) {
-    const c = cleanName(n);
-    if (!seen.has(c) && text.includes(c)) {
-      out.push({ kind: 'customer', key: slugify(n), displayName: c });
-      seen.add(c);
-    }
-  }
-  return out;
-}
-
 export interface BriefRunResult {
   orgId: string;
   asOfDate: string;
@@ -161,11 +134,8 @@ export interface BriefOptions {
 /** Generates and stores the organisation's brief for the UTC day of `now`, unless that day has one. */
 export async function generateDailyBrief(db: Db, orgId: string, now: Date, opts: BriefOptions = {}): Promise<BriefRunResult> {
   const asOfDate = utcDate(now);
-  const existing = await db
-    .select({ tier: s.dailyBriefs.generatorTier })
-    .from(s.dailyBriefs)
-    .where(and(eq(s.dailyBriefs.orgId, orgId), eq(s.dailyBriefs.asOfDate, asOfDate)));
-  if (existing[0]) return { orgId, asOfDate, created: false, tier: existing[0].tier as 'rules' | 'llm' };
+  const existing = await briefTier(db, orgId, asOfDate);
+  if (existing) return { orgId, asOfDate, created: false, tier: existing };
 
   const { facts, sensitiveNames, plan } = await loadBriefFacts(db, orgId, now);
   let payload = rulesBrief(facts);
@@ -184,72 +154,10 @@ export async function generateDailyBrief(db: Db, orgId: string, now: Date, opts:
   }
   // The rules tier's own output must satisfy the schema too (a bug is loud, not served).
   DailyBriefPayload.parse(payload);
-  const redactions = tier === 'rules' ? redactionsOf(payload, facts, sensitiveNames) : [];
-  const inserted = await db
-    .insert(s.dailyBriefs)
-    .values({ orgId, asOfDate, generatedAt: now, generatorTier: tier, includesSensitive: redactions.length > 0, payload, redactions })
-    .onConflictDoNothing()
-    .returning({ orgId: s.dailyBriefs.orgId });
-  return { orgId, asOfDate, created: inserted.length === 1, tier, ...(fallback ? { fallback } : {}) };
-}
-
-export interface StoredBrief {
-  orgId: string;
-  asOfDate: string;
-  generatedAt: Date;
-  generatorTier: 'rules' | 'llm';
-  payload: DailyBriefPayload;
-  redactions: Redaction[];
-}
-
-/** The organisation's latest brief, or null. */
-export async function latestBrief(db: Db, orgId: string): Promise<StoredBrief | null> {
-  const [r] = await db
-    .select()
-    .from(s.dailyBriefs)
-    .where(eq(s.dailyBriefs.orgId, orgId))
-    .orderBy(desc(s.dailyBriefs.asOfDate))
-    .limit(1);
-  if (!r) return null;
-  return {
-    orgId: r.orgId,
-    asOfDate: r.asOfDate,
-    generatedAt: r.generatedAt,
-    generatorTier: r.generatorTier as 'rules' | 'llm',
-    payload: r.payload as DailyBriefPayload,
-    redactions: (r.redactions as Redaction[] | null) ?? [],
-  };
-}
-
-/** The payload as a key without READ_SENSITIVE sees it: sensitive names rewritten, and how many were. */
-export function redactBrief(payload: DailyBriefPayload, redactions: readonly Redaction[]): { payload: DailyBriefPayload; redacted: number } {
-  if (!redactions.length) return { payload, redacted: 0 };
-  const order = [...redactions].sort((a, b) => b.displayName.length - a.displayName.length);
-  const placeholder = (r: Redaction) => (r.kind === 'category' ? SENSITIVE_ACCOUNT : SENSITIVE_CONTACT);
-  const rewrite = (text: string) => {
-    let out = text;
-    for (const r of order) out = out.split(r.displayName).join(placeholder(r));
-    return out;
-  };
-  let redacted = 0;
-  const used = new Set<Redaction>();
-  const fix = (sec: DailyBriefPayload['mainDriver']): DailyBriefPayload['mainDriver'] => {
-    for (const r of order) if (sec.headline.includes(r.displayName) || sec.bodyMarkdown.includes(r.displayName)) used.add(r);
-    return {
-      headline: fitHeadline(rewrite(sec.headline)),
-      bodyMarkdown: rewrite(sec.bodyMarkdown),
-      refs: sec.refs.map((ref) => {
-        if (ref.kind === 'week') return ref;
-        const r = order.find((x) => x.kind === ref.kind && x.key === ref.key) ?? order.find((x) => x.displayName === ref.displayName);
-        if (!r) return ref;
-        used.add(r);
-        return { kind: ref.kind, key: r.kind === 'category' ? 'sensitive-account' : 'sensitive-contact', displayName: placeholder(r) };
-      }),
-    };
-  };
-  const out = { mainDriver: fix(payload.mainDriver), riskSignal: fix(payload.riskSignal), recommendedAction: fix(payload.recommendedAction) };
-  redacted = used.size;
-  return { payload: out, redacted };
+  // Every contact and account the brief names, with its id: whether each is hidden is decided at every read.
+  const mentions = findMentions(payload, await briefNameCandidates(db, orgId), slugify);
+  const created = await insertBrief(db, { orgId, asOfDate, generatedAt: now, tier, payload, mentions });
+  return { orgId, asOfDate, created, tier, ...(fallback ? { fallback } : {}) };
 }
 
 /** Active organisations whose brief for the UTC day of `now` is due (from 06:00 UTC) and missing. */

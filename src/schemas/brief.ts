@@ -75,7 +75,3 @@ export const DailyBriefResponse = z
 export const DailyBriefParams = z.object({
   orgId: OrgId.openapi({ param: { name: 'orgId', in: 'path', required: true }, description: "Must be the key's organisation (partner keys: a linked client organisation)." }),
 });
-
-/** A name the stored brief uses that keys without READ_SENSITIVE must not see. */
-export const Redaction = z.object({ kind: z.enum(['customer', 'category']), key: z.string(), displayName: z.string() });
-export type Redaction = z.infer<typeof Redaction>;

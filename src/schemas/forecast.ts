@@ -8,8 +8,9 @@
 import { z } from '@hono/zod-openapi';
 import { AgentNote, alertFields, DateOnly, DateTime, Money } from './common.js';
 
-export const SENSITIVE_ACCOUNT = 'Sensitive account';
-export const SENSITIVE_CONTACT = 'Sensitive contact';
+import { SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../domain/sensitive.js';
+
+export { SENSITIVE_ACCOUNT, SENSITIVE_CONTACT };
 
 // ---------------------------------------------------------------------------
 // Query parameters (strings: the route parses them and answers 400 naming the parameter)

@@ -556,11 +556,9 @@ export const dailyBriefs = pgTable(
     generatedAt: ts('generated_at').notNull(),
     /** rules | llm */
     generatorTier: text('generator_tier').notNull(),
-    /** Whether the payload may hold sensitive names (served only to READ_SENSITIVE keys). */
-    includesSensitive: boolean('includes_sensitive').notNull().default(false),
     payload: jsonb('payload').notNull(),
-    /** Sensitive contacts the payload names ({key, displayName}), rewritten for keys without READ_SENSITIVE (docs/brief.md). */
-    redactions: jsonb('redactions').notNull().default(sql`'[]'::jsonb`),
+    /** Every contact and account the payload names ({kind, id, key, displayName}); those sensitive at the time of a read are rewritten for keys without READ_SENSITIVE (docs/brief.md#redaction; migration 0008). */
+    mentions: jsonb('mentions').notNull().default(sql`'[]'::jsonb`),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.asOfDate] })],
 );

@@ -3,12 +3,15 @@
  * the organisation's latest brief (src/jobs/brief.ts). 403 forbidden when
  * the path names another organisation than the key's (partner keys: any
  * linked client, which the request is metered to); 404 no_brief_yet before
- * the first one. Sensitive names are rewritten for keys without
- * READ_SENSITIVE (redactedItemCount). docs/brief.md.
+ * the first one. For keys without READ_SENSITIVE the names of contacts and
+ * accounts flagged sensitive at the time of the read are rewritten
+ * (redactedItemCount). docs/brief.md#redaction.
  */
 import { DailyBriefParams, DailyBriefResponse } from '../../schemas/brief.js';
 import { ErrorResponse } from '../../schemas/common.js';
-import { latestBrief, redactBrief } from '../../jobs/brief.js';
+import { latestBrief, sensitiveNow } from '../../store/queries/briefs.js';
+import { hiddenMentions, redactBrief } from '../../domain/brief/redact.js';
+import { slugify } from '../../domain/brief/rules.js';
 import type { ApiApp } from '../context.js';
 import { ApiError, forbidden } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
@@ -32,9 +35,13 @@ export function registerBrief(app: ApiApp): void {
     const { orgId } = c.req.valid('param');
     const auth = c.get('auth');
     if (!auth.org || auth.org.id !== orgId) throw forbidden("The daily brief is only served for the key's own organisation.");
-    const brief = await latestBrief(c.get('deps').store.db, orgId);
+    const db = c.get('deps').store.db;
+    const brief = await latestBrief(db, orgId);
     if (!brief) throw new ApiError(404, 'no_brief_yet', 'No brief has been generated yet; the next one is written after 06:00 UTC.');
-    const { payload, redacted } = auth.canSeeSensitive ? { payload: brief.payload, redacted: 0 } : redactBrief(brief.payload, brief.redactions);
+    // Redaction is decided now, from the flags as they are at this read (docs/brief.md#redaction).
+    const { payload, redacted } = auth.canSeeSensitive
+      ? { payload: brief.payload, redacted: 0 }
+      : redactBrief(brief.payload, hiddenMentions(brief.payload, brief.mentions, await sensitiveNow(db, orgId), slugify));
     return c.json(
       withAlerts(c, {
         orgId,

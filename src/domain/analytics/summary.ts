@@ -9,7 +9,9 @@ import type { MarginMonth } from './customer.js';
 import { round } from './stats.js';
 
 export const LEDGER_STATUSES = ['DRAFT', 'SUBMITTED', 'AUTHORISED', 'PAID', 'VOIDED', 'DELETED'] as const;
-export const SENSITIVE_CONTACT = 'Sensitive contact';
+import { SENSITIVE_CONTACT } from '../sensitive.js';
+
+export { SENSITIVE_CONTACT };
 export const DEFAULT_TOP_N = 10;
 export const MAX_TOP_N = 100;
 /** Full months of the gross-profit reading. */
