@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../src/domain/calendar.js';
-import { ANOMALY_MIN_HISTORY, arAgeing, forecast13w, last7d, pendingAnomalies, type MoneyEvent } from '../src/domain/forecast/daily.js';
+import { ANOMALY_MIN_HISTORY, ageingBand, arAgeing, breakEvenDate, forecast13w, last7d, pendingAnomalies, type MoneyEvent } from '../src/domain/forecast/daily.js';
 import { narrative, netSignal } from '../src/domain/narrative.js';
 import type { ForecastWeek } from '../src/domain/forecast/types.js';
 
@@ -41,16 +41,21 @@ describe('daily summary pieces', () => {
     ]);
   });
 
-  it('ar ageing: current (under 30 days past due, including not yet due), 30-59, 60-89, 90+ as {count, amount}', () => {
+  it('ar ageing: current (not yet past due), 1-30, 31-60, 61-90, over 90 days past due, as {count, amount} of what is still owed', () => {
     const due = (late: number) => ({ dueDate: addDays(AS_OF, -late), issueDate: null, amountDue: '10.5' });
-    const a = arAgeing([due(-10), due(0), due(29), due(30), due(59), due(60), due(89), due(90), due(400), { dueDate: null, issueDate: addDays(AS_OF, -45), amountDue: '1' }, { ...due(5), amountDue: '0' }], AS_OF);
+    const a = arAgeing(
+      [due(-10), due(0), due(1), due(30), due(31), due(60), due(61), due(90), due(91), due(400), { dueDate: null, issueDate: addDays(AS_OF, -45), amountDue: '1' }, { ...due(5), amountDue: '0' }],
+      AS_OF,
+    );
     expect(a).toEqual({
-      current: { count: 3, amount: '31.5' },
-      days30: { count: 3, amount: '22' },
-      days60: { count: 2, amount: '21' },
-      days90plus: { count: 2, amount: '21' },
-      total: { count: 10, amount: '95.5' },
+      current: { count: 2, amount: '21' }, // due in 10 days, due today
+      days30: { count: 2, amount: '21' }, // 1 and 30 days past due
+      days60: { count: 3, amount: '22' }, // 31, 60, and the invoice without a due date issued 45 days ago
+      days90: { count: 2, amount: '21' }, // 61 and 90
+      days90plus: { count: 2, amount: '21' }, // 91 and 400
+      total: { count: 11, amount: '106' }, // nothing owed on the last one: not counted
     });
+    expect([0, 1, 30, 31, 60, 61, 90, 91].map(ageingBand)).toEqual(['current', 'days30', 'days30', 'days60', 'days60', 'days90', 'days90', 'days90plus']);
   });
 
   const week = (k: number, closing: string): ForecastWeek => ({
@@ -64,18 +69,42 @@ describe('daily summary pieces', () => {
     itemIds: [],
   });
 
-  it('forecast13w: ending cash, lowest closing and its week, break-even date', () => {
+  it('forecast13w: ending cash, lowest closing and its week', () => {
     const dips = [900, 800, 700, 950, 1000, 1100, 1200, 990, 1001, 1002, 1003, 1004, 1005].map((c, k) => week(k, String(c)));
     expect(forecast13w({ weeks: dips, startingCash: '1000', endingCash: '1005' })).toEqual({
       endingCash: '1005',
       lowestClosingCash: '700',
       lowestWeekStart: '2026-12-07',
-      breakEvenDate: '2027-01-24', // week 9's end: from then on closing stays >= starting cash
+      breakEvenDate: null, // never below zero
     });
-    const never = dips.map((w) => ({ ...w, closing: '2000' }));
-    expect(forecast13w({ weeks: never, startingCash: '1000', endingCash: '2000' }).breakEvenDate).toBe('2026-11-29');
-    const down = dips.map((w, k) => ({ ...w, closing: String(900 - k) }));
-    expect(forecast13w({ weeks: down, startingCash: '1000', endingCash: '888' }).breakEvenDate).toBeNull();
+  });
+
+  describe('breakEvenDate: the first week end after the lowest point with closing cash back at or above zero', () => {
+    const path = (start: string, closings: number[]) => ({ startingCash: start, weeks: closings.map((c, k) => week(k, String(c))) });
+    it('never below zero: null (a business that is never negative gets no date)', () => {
+      expect(breakEvenDate(path('1000', [900, 800, 700, 950, 1000, 1100, 1200, 990, 1001, 1002, 1003, 1004, 1005]))).toBeNull();
+      expect(breakEvenDate(path('0', [0, 0, 5]))).toBeNull(); // zero is not below zero
+    });
+    it('below zero then back: the end of the first week after the lowest point at or above zero', () => {
+      // lowest in week 4 (-300); week 6 is the first after it at >= 0 (week 5 is still -1).
+      expect(breakEvenDate(path('100', [50, -100, -200, -300, -1, 0, 40, 50, 60, 70, 80, 90, 100]))).toBe(addDays('2026-11-29', 7 * 5));
+      // a first dip that recovered does not count: the lowest point is the second dip.
+      expect(breakEvenDate(path('100', [-50, 20, 30, -400, -100, 10, 10, 10, 10, 10, 10, 10, 10]))).toBe(addDays('2026-11-29', 7 * 5));
+      // today's cash is the lowest point: week 1 back at zero.
+      expect(breakEvenDate(path('-500', [0, 10, 10]))).toBe('2026-11-29');
+    });
+    it('below zero and not back inside the window: null (a business negative all 13 weeks gets no date)', () => {
+      expect(breakEvenDate(path('-1150000', Array.from({ length: 13 }, (_, k) => -1150000 + k * 1000)))).toBeNull();
+      expect(breakEvenDate(path('100', [50, 20, -10, -20, -30, -40, -50, -60, -70, -80, -90, -100, -110]))).toBeNull();
+    });
+    it('the lowest point repeated: measured from its last occurrence', () => {
+      expect(breakEvenDate(path('100', [-300, 10, -300, -5, 5]))).toBe(addDays('2026-11-29', 7 * 4));
+    });
+    it('recovering in the last week of the window: that week', () => {
+      const closings = [...Array.from({ length: 12 }, (_, k) => -10 - k), 0];
+      expect(breakEvenDate(path('5', closings))).toBe(addDays('2026-11-29', 7 * 12));
+      expect(forecast13w({ ...path('5', closings), endingCash: '0' }).breakEvenDate).toBe(addDays('2026-11-29', 7 * 12));
+    });
   });
 
   it('narrative: 2-4 deterministic sentences; net positive / negative / roughly flat by the documented 5% band', () => {
@@ -97,7 +126,7 @@ describe('daily summary pieces', () => {
     const low = forecast13w({ weeks: [week(0, '-10'), week(1, '20')], startingCash: '0', endingCash: '20' });
     const four = narrative({ ...base, bankAccounts: 1, ar: overdue, forecast13w: low, last7d: l('0', '0', '0') });
     expect(four).toBe(
-      'Cash today is AUD 12,346 across 1 bank account. No money moved in the last 7 days. 1 invoice is 30 days or more overdue, worth AUD 300. The forecast has cash falling below zero, to -AUD 10 in the week of 23 November 2026.',
+      'Cash today is AUD 12,346 across 1 bank account. No money moved in the last 7 days. 1 invoice is past due, with AUD 300 still owed. The forecast has cash falling below zero, to -AUD 10 in the week of 23 November 2026.',
     );
     for (const t of [text, four, narrative({ ...base, forecast13w: null, last7d: l('1', '1', '0') })]) {
       const n = t.split(/(?<=\.) /).length;

@@ -65,8 +65,8 @@ describe.each(BACKENDS)('forecast job on %s', (kind) => {
   it('AR ageing aggregated in the store equals the domain rule (arAgeing) over every open receivable, on every band boundary and in a foreign currency', async () => {
     const asOf = '2026-11-23';
     const contactId = (await rows<{ id: string }>(store.db, sql`select id from contacts where org_id = ${orgId} limit 1`))[0]!.id;
-    // Invoices exactly on each band's edges (29/30, 59/60, 89/90 days late), one without a due date, one of zero due.
-    const edges = [29, 30, 59, 60, 89, 90, -3];
+    // Invoices exactly on each band's edges (0/1, 30/31, 60/61, 90/91 days past due), one without a due date, one of zero due.
+    const edges = [0, 1, 30, 31, 60, 61, 90, 91, -3];
     await store.db.insert(s.cashItems).values([
       ...edges.map((late, k) => ({
         orgId, id: `edge-${k}`, source: 'LEDGER_INVOICE', ledgerType: 'ACCREC', contactId, ledgerStatus: 'AUTHORISED', status: 'FORECAST',

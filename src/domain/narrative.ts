@@ -53,10 +53,11 @@ export function narrative(input: {
           : `The last 7 days were roughly flat: ${money(c, l.inflow)} in and ${money(c, l.outflow)} out.`,
       );
   }
-  const overdueCount = input.ar.days30.count + input.ar.days60.count + input.ar.days90plus.count;
+  // Past due: every band but current (ar.total minus ar.current), what is still owed.
+  const overdueCount = input.ar.total.count - input.ar.current.count;
   if (overdueCount > 0) {
-    const amount = dec(input.ar.days30.amount).plus(input.ar.days60.amount).plus(input.ar.days90plus.amount);
-    sentences.push(`${overdueCount} invoice${overdueCount === 1 ? ' is' : 's are'} 30 days or more overdue, worth ${money(c, amount)}.`);
+    const amount = dec(input.ar.total.amount).minus(input.ar.current.amount);
+    sentences.push(`${overdueCount} invoice${overdueCount === 1 ? ' is' : 's are'} past due, with ${money(c, amount)} still owed.`);
   }
   const f = input.forecast13w;
   if (f) {

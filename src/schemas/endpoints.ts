@@ -330,7 +330,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   endpoint({
     name: 'daily-summary', path: '/api/agent/daily-summary', query: null, response: DailySummaryResponse,
     summary: 'how the business is going today, in one call',
-    description: `One call for "how is the business going today": cash today, the last 7 days' net flow with the top 5 inflows and outflows, receivables ageing (current, 30, 60, 90+ days), the 13-week outlook (ending cash, lowest point, break-even date), pending anomalies, a ready prose narrative and notesForAgent. Prefer it as the first call for a general question. ${COMMON}`,
+    description: `One call for "how is the business going today": cash today, the last 7 days' net flow with the top 5 inflows and outflows, receivables ageing (not yet due, 1-30, 31-60, 61-90, over 90 days past due), the 13-week outlook (ending cash, lowest point, break-even date), pending anomalies, a ready prose narrative and notesForAgent. Prefer it as the first call for a general question. ${COMMON}`,
   }),
   endpoint({
     name: 'revenue', path: '/api/agent/revenue/summary', query: SummaryQuery, response: RevenueSummaryResponse,

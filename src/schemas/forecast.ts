@@ -184,8 +184,11 @@ export const DailySummaryResponse = z
       })
       .openapi({ description: 'The 7 days ending today: money in, out, net, and the 5 largest movements each way by the day the money moved.' }),
     ar: z
-      .object({ current: SummaryBucket, days30: SummaryBucket, days60: SummaryBucket, days90plus: SummaryBucket, total: SummaryBucket })
-      .openapi({ description: 'Open receivables by days past due: current (<30, including not yet due), 30-59, 60-89, 90+.' }),
+      .object({ current: SummaryBucket, days30: SummaryBucket, days60: SummaryBucket, days90: SummaryBucket, days90plus: SummaryBucket, total: SummaryBucket })
+      .openapi({
+        description:
+          'Open AUTHORISED invoices by days past due as at today in the organisation\'s time zone, each bucket {count, amount} with amount the sum of what is still owed (amountDue, in the base currency): current = not yet due (due today or later), days30 = 1-30, days60 = 31-60, days90 = 61-90, days90plus = over 90 days past due; total = their sum.',
+      }),
     forecast13w: z
       .object({
         endingCash: Money.nullable(),
@@ -193,7 +196,7 @@ export const DailySummaryResponse = z
         lowestWeekStart: DateOnly.nullable(),
         breakEvenDate: DateOnly.nullable().openapi({
           description:
-            'End of the first week from which closing cash stays at or above starting cash through week 13; null when it ends below. All fields null before the first forecast is computed.',
+            'When cash is back at zero or above after its lowest point: the end of the first week after the lowest point (today\'s cash, then each week\'s closing cash; the last such point on a tie) whose closing cash is at or above zero. Null when cash never goes below zero, and null when it does not recover inside the window. All fields null before the first forecast is computed.',
         }),
       })
       .openapi({ description: "From the latest BASE forecast snapshot." }),

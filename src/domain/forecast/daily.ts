@@ -85,36 +85,52 @@ export interface ArAgeing {
   current: Bucket;
   days30: Bucket;
   days60: Bucket;
+  days90: Bucket;
   days90plus: Bucket;
   total: Bucket;
 }
 
+export type AgeingBand = 'current' | 'days30' | 'days60' | 'days90' | 'days90plus';
+export const AGEING_BANDS: readonly AgeingBand[] = ['current', 'days30', 'days60', 'days90', 'days90plus'];
+
 /**
- * Receivables ageing by days past the due date (the issue date when there is
- * no due date), each label the lower bound of its band: current = less than
- * 30 days overdue (including not yet due), days30 = 30-59, days60 = 60-89,
- * days90plus = 90 or more. Open AUTHORISED invoices with something due.
+ * The ageing band of a receivable `daysPastDue` days past its due date
+ * (decisions.md): current = not yet past due (due today or later), days30 =
+ * 1-30, days60 = 31-60, days90 = 61-90, days90plus = over 90 days past due.
+ * The store's aggregate (`arAgeingInStore`) writes the same bounds in SQL.
+ */
+export function ageingBand(daysPastDue: number): AgeingBand {
+  return daysPastDue > 90 ? 'days90plus' : daysPastDue > 60 ? 'days90' : daysPastDue > 30 ? 'days60' : daysPastDue > 0 ? 'days30' : 'current';
+}
+
+/**
+ * Receivables ageing: open AUTHORISED invoices with something still owed
+ * (`amountDue`, the amounts are what is still owed), by days past the due
+ * date (the issue date when there is no due date) as at `asOf`, in the bands
+ * of `ageingBand`; `total` is their sum.
  */
 export function arAgeing(open: readonly { dueDate: string | null; issueDate: string | null; amountDue: string }[], asOf: string): ArAgeing {
-  const acc = { current: [0, new D(0)], days30: [0, new D(0)], days60: [0, new D(0)], days90plus: [0, new D(0)] } as Record<
-    'current' | 'days30' | 'days60' | 'days90plus',
-    [number, Dec]
-  >;
+  const acc = Object.fromEntries(AGEING_BANDS.map((b) => [b, [0, new D(0)]])) as Record<AgeingBand, [number, Dec]>;
   let n = 0;
   let total = new D(0);
   for (const r of open) {
     const a = dec(r.amountDue);
     if (a.lte(0)) continue;
-    const ref = r.dueDate ?? r.issueDate ?? asOf;
-    const late = daysBetween(ref, asOf);
-    const band = late >= 90 ? 'days90plus' : late >= 60 ? 'days60' : late >= 30 ? 'days30' : 'current';
+    const band = ageingBand(daysBetween(r.dueDate ?? r.issueDate ?? asOf, asOf));
     acc[band][0] += 1;
     acc[band][1] = acc[band][1].plus(a);
     n++;
     total = total.plus(a);
   }
   const b = (x: [number, Dec]): Bucket => ({ count: x[0], amount: canonical(x[1]) });
-  return { current: b(acc.current), days30: b(acc.days30), days60: b(acc.days60), days90plus: b(acc.days90plus), total: { count: n, amount: canonical(total) } };
+  return {
+    current: b(acc.current),
+    days30: b(acc.days30),
+    days60: b(acc.days60),
+    days90: b(acc.days90),
+    days90plus: b(acc.days90plus),
+    total: { count: n, amount: canonical(total) },
+  };
 }
 
 export interface Forecast13w {
@@ -122,12 +138,29 @@ export interface Forecast13w {
   lowestClosingCash: string;
   lowestWeekStart: string;
   /**
-   * The end of the first week from which the cumulative net cash flow
-   * (closing minus starting cash) stays at or above zero through week 13;
-   * week 1's end when it never dips below zero; null when it is still below
-   * zero at week 13.
+   * When cash is back at or above zero after its lowest point
+   * (`breakEvenDate`, docs/forecast.md#break-even).
    */
   breakEvenDate: string | null;
+}
+
+/**
+ * The break-even rule (docs/forecast.md#break-even), at the forecast's
+ * weekly resolution. The cash path is today's cash (`startingCash`) then each
+ * week's closing cash. Its lowest point is the last point holding the
+ * minimum (so a second dip to the same low is not "recovered" from).
+ * - Cash never below zero on the path: null (nothing to recover from).
+ * - Otherwise: the end of the first week after the lowest point whose closing
+ *   cash is at or above zero.
+ * - No such week inside the window: null (no recovery in sight).
+ */
+export function breakEvenDate(p: Pick<ForecastPayload, 'weeks' | 'startingCash'>): string | null {
+  const path = [dec(p.startingCash), ...p.weeks.map((w) => dec(w.closing))];
+  let low = 0;
+  for (let i = 1; i < path.length; i++) if (path[i]!.lte(path[low]!)) low = i;
+  if (!path[low]!.isNegative()) return null;
+  for (let i = low + 1; i < path.length; i++) if (!path[i]!.isNegative()) return p.weeks[i - 1]!.weekEnd;
+  return null;
 }
 
 export function forecast13w(p: Pick<ForecastPayload, 'weeks' | 'startingCash' | 'endingCash'>): Forecast13w {
@@ -141,16 +174,11 @@ export function forecast13w(p: Pick<ForecastPayload, 'weeks' | 'startingCash' | 
       lowestWeek = w.weekStart;
     }
   }
-  let breakEven: string | null = null;
-  for (let k = p.weeks.length - 1; k >= 0; k--) {
-    if (dec(p.weeks[k]!.closing).minus(start).lt(0)) break;
-    breakEven = p.weeks[k]!.weekEnd;
-  }
   return {
     endingCash: p.endingCash,
     lowestClosingCash: canonical(lowest ?? start),
     lowestWeekStart: lowestWeek,
-    breakEvenDate: breakEven,
+    breakEvenDate: breakEvenDate(p),
   };
 }
 

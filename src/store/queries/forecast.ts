@@ -27,7 +27,7 @@ import type {
 } from '../../domain/forecast/types.js';
 import { DEFAULT_SCENARIO_ADJUSTMENTS } from '../../domain/forecast/engine.js';
 import { cashPosition } from '../../domain/forecast/opening.js';
-import type { ArAgeing } from '../../domain/forecast/daily.js';
+import { AGEING_BANDS, type AgeingBand, type ArAgeing } from '../../domain/forecast/daily.js';
 import { base, HISTORY_DAYS, loadHistory, loadOpenItems } from './forecast-items.js';
 
 export interface OrgMeta {
@@ -662,19 +662,21 @@ export async function cashPositionOfSnapshot(
 
 /**
  * The AR ageing of open sales invoices as at `asOf`, aggregated in the store
- * (the same bands and rules as `arAgeing` in src/domain/forecast/daily.ts:
- * days late from the due date, else the issue date, else none; amounts in
- * the base currency; only positive amounts due), so a ledger with tens of
- * thousands of open invoices sends four rows, not all of them.
+ * (the same bands and rules as `arAgeing` and `ageingBand` in
+ * src/domain/forecast/daily.ts: days past the due date, else the issue date,
+ * else none; current = not yet past due, then 1-30, 31-60, 61-90, over 90;
+ * amounts still owed, in the base currency; only positive amounts due), so a
+ * ledger with tens of thousands of open invoices sends five rows, not all of them.
  */
 export async function arAgeingInStore(db: Db, orgId: string, asOf: string): Promise<ArAgeing> {
-  const found = await rows<{ band: string; n: number | string; amount: string | null }>(
+  const found = await rows<{ band: AgeingBand; n: number | string; amount: string | null }>(
     db,
     sql`select band, count(*)::int8 as n, sum(amount) as amount from (
           select ${base('amount_due')} as amount,
-            case when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) >= 90 then 'days90plus'
-                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) >= 60 then 'days60'
-                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) >= 30 then 'days30'
+            case when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 90 then 'days90plus'
+                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 60 then 'days90'
+                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 30 then 'days60'
+                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 0 then 'days30'
                  else 'current' end as band
           from cash_items i join organisations o on o.id = i.org_id
           where i.org_id = ${orgId} and i.source = 'LEDGER_INVOICE' and i.ledger_status = 'AUTHORISED' and i.amount_due > 0) x
@@ -682,9 +684,12 @@ export async function arAgeingInStore(db: Db, orgId: string, asOf: string): Prom
         group by band`,
   );
   const by = new Map(found.map((r) => [r.band, r]));
-  const bucket = (band: string) => ({ count: Number(by.get(band)?.n ?? 0), amount: canonical(by.get(band)?.amount ?? '0') });
+  const bucket = (band: AgeingBand) => ({ count: Number(by.get(band)?.n ?? 0), amount: canonical(by.get(band)?.amount ?? '0') });
   const total = found.reduce((t, r) => ({ n: t.n + Number(r.n), amount: t.amount.plus(dec(r.amount ?? '0')) }), { n: 0, amount: dec('0') });
-  return { current: bucket('current'), days30: bucket('days30'), days60: bucket('days60'), days90plus: bucket('days90plus'), total: { count: total.n, amount: canonical(total.amount) } };
+  return {
+    ...(Object.fromEntries(AGEING_BANDS.map((b) => [b, bucket(b)])) as Record<AgeingBand, { count: number; amount: string }>),
+    total: { count: total.n, amount: canonical(total.amount) },
+  };
 }
 
 /** The 13-week outlook part of a snapshot (weeks without their item lists), read by id. */
