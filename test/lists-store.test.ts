@@ -587,7 +587,7 @@ describe.each(BACKENDS)('ledger lists on %s', (kind) => {
   // ------------------------------------------------------ bank and balances
 
   it('spec 2.2 / decisions bank-accounts: active BANK accounts, reconciled and statement balances, balanceSource; sensitive names rewritten', async () => {
-    const r = await listBankAccounts(store.db, { orgId: 'o1', gate: true });
+    const r = await listBankAccounts(store.db, { orgId: 'o1', gate: true, asOf: '2026-03-01', now: new Date('2026-03-02T00:00:00Z') });
     expect(r.bankAccounts).toEqual([
       // 1000.10 reconciled + 20.05 received - 5 spent (unreconciled, authorised)
       { id: 'bank-1', name: 'Operating', currency: 'AUD', reconciledBalance: '1000.1', statementBalance: '1015.15', balanceSource: 'RECONCILED', balanceSyncedAt: '2026-03-01T00:00:00.000Z' },
@@ -595,10 +595,13 @@ describe.each(BACKENDS)('ledger lists on %s', (kind) => {
     ]);
     expect(r.redactedItemCount).toBe(1);
     expect(BankAccountsResponse.safeParse(r).success).toBe(true);
-    const open = await listBankAccounts(store.db, { orgId: 'o1', gate: false });
+    const open = await listBankAccounts(store.db, { orgId: 'o1', gate: false, asOf: '2026-03-01', now: new Date('2026-03-02T00:00:00Z') });
     expect(open.bankAccounts[1]!.name).toBe('Owner savings');
     expect(open.redactedItemCount).toBe(0);
-    expect((await listBankAccounts(store.db, { orgId: 'o2', gate: false })).bankAccounts.map((b) => b.id)).toEqual(['o2-bank']);
+    expect((await listBankAccounts(store.db, { orgId: 'o2', gate: false, asOf: '2026-03-01', now: new Date('2026-03-02T00:00:00Z') })).bankAccounts.map((b) => b.id)).toEqual(['o2-bank']);
+    // balanceSyncedAt is never later than the service clock (a frozen clock before the ledger's read time).
+    const early = await listBankAccounts(store.db, { orgId: 'o1', gate: false, asOf: '2026-02-01', now: new Date('2026-02-01T10:00:00Z') });
+    expect(early.bankAccounts.map((b) => b.balanceSyncedAt)).toEqual(['2026-02-01T10:00:00.000Z', '2026-02-01T10:00:00.000Z']);
   });
 
   it('decisions account-balances: balance-sheet accounts summed from journal lines up to the date, natural sign; sensitive names rewritten', async () => {
@@ -640,7 +643,7 @@ describe.each(BACKENDS)('ledger lists on %s', (kind) => {
       await getPurchaseOrder(store.db, { orgId: 'o1', id: 'po-1', gate: false }),
       await contactsPage(),
       await getContact(store.db, { orgId: 'o1', id: 'cust-a', gate: false, today: '2026-03-01' }),
-      await listBankAccounts(store.db, { orgId: 'o1', gate: false }),
+      await listBankAccounts(store.db, { orgId: 'o1', gate: false, asOf: '2026-03-01', now: new Date('2026-03-02T00:00:00Z') }),
       await accountBalances(store.db, { orgId: 'o1', asOfDate: '2026-03-01', gate: false }),
     ];
     const found = moneyStrings(bodies, moneyKeys);

@@ -572,7 +572,8 @@ export function mapBankSummary(raw: unknown, ctx: MapContext): MappedBankSummary
   const balances = new Map<string, BankBalanceRow>();
   const accounts = new Map<string, AccountRow>();
   body.Reports.forEach((report, r) => {
-    const syncedAt = report.UpdatedDateUTC ?? ctx.now;
+    // The ledger's own time of the report, never later than ours (a ledger clock ahead of ours is not a time in the future).
+    const syncedAt = report.UpdatedDateUTC && report.UpdatedDateUTC < ctx.now ? report.UpdatedDateUTC : ctx.now;
     let closingColumn: number | undefined;
     const walk = (rows: XeroReportRowT[] | null | undefined, path: Array<string | number>) => {
       (rows ?? []).forEach((row, i) => {

@@ -53,7 +53,10 @@ export const CashPositionAccount = z
     balanceSource: z.enum(['STATEMENT', 'RECONCILED']),
     effectiveBalance: Money.openapi({
       description:
-        'What this account contributes to effectiveStartingCash without an override: the statement balance (STATEMENT), else the reconciled balance plus its unreconciled movements dated up to asOfDate.',
+        'What this account contributes to effectiveStartingCash without an override: its statementBalance (the feed statement with balanceSource STATEMENT, else the reconciled balance plus its unreconciled movements dated up to asOfDate).',
+    }),
+    basis: z.string().optional().openapi({
+      description: 'Which balance the forecast starts this account from, why, and by how much it differs from the reconciled balance. Absent on snapshots computed before it existed.',
     }),
   })
   .openapi('CashPositionAccount');

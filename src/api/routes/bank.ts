@@ -37,7 +37,9 @@ export const accountBalancesRoute = agentRoute('READ_ACCOUNTS', {
 export function registerBank(app: ApiApp): void {
   app.openapi(bankAccountsRoute, async (c) => {
     const { orgId, gate } = listCaller(c);
-    const r = await listBankAccounts(c.get('deps').store.db, { orgId, gate });
+    const now = c.get('deps').clock.now();
+    const asOf = dateIn(c.get('auth').org?.timezone ?? 'Australia/Sydney', now);
+    const r = await listBankAccounts(c.get('deps').store.db, { orgId, gate, asOf, now });
     return c.json(withAlerts(c, r), 200);
   });
 

@@ -172,8 +172,10 @@ export interface CashPositionAccount {
   reconciledBalance: string;
   statementBalance: string;
   balanceSource: 'STATEMENT' | 'RECONCILED';
-  /** What this account contributes to effectiveStartingCash before an override. */
+  /** What this account contributes to effectiveStartingCash before an override (its statementBalance). */
   effectiveBalance: string;
+  /** Which balance the forecast starts this account from, why, and any adjustment (a sentence). */
+  basis: string;
 }
 
 /** The opening cash (spec 2.2 CashPositionResponse, minus the read-time fields). */

@@ -3,60 +3,46 @@
  * ACTIVE accounts of type BANK with
  * - reconciledBalance: the ledger's balance of reconciled transactions
  *   (Reports/BankSummary, stored in bank_balances); '0' before any summary;
- * - statementBalance: the bank statement's balance when a feed statement is
- *   known, else reconciled plus the unreconciled AUTHORISED bank transactions
- *   (RECEIVE* adds, SPEND* subtracts);
- * - balanceSource: STATEMENT when a statement balance is known, else RECONCILED.
+ * - statementBalance and balanceSource: `accountBalances` in
+ *   src/domain/forecast/opening.ts, the one definition the cash position and
+ *   the forecast use too (docs/balances.md), over the same reads
+ *   (`loadBankBalances`: unreconciled payments and bank transactions dated up
+ *   to today in the organisation's time zone);
+ * - balanceSyncedAt: never later than the service clock.
  * Sensitive accounts keep their balances; their name becomes
  * `Sensitive account` for keys without READ_SENSITIVE (redactedItemCount).
  */
 import { sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from '../db.js';
-import { canonical, dec } from '../../domain/money.js';
+import { accountBalances } from '../../domain/forecast/opening.js';
 import type { BankAccount } from '../../schemas/ledger.js';
 import { SENSITIVE_ACCOUNT_NAME } from './contacts.js';
+import { loadBankBalances } from './forecast.js';
 
 export async function listBankAccounts(
   db: Db,
-  input: { orgId: string; gate: boolean },
+  input: { orgId: string; gate: boolean; asOf: string; now: Date },
 ): Promise<{ bankAccounts: BankAccount[]; redactedItemCount: number }> {
-  const list = await rows<{
-    id: string;
-    name: string;
-    currency: string;
-    is_sensitive: boolean;
-    reconciled: string | null;
-    statement: string | null;
-    unreconciled: string | null;
-    synced_at: unknown;
-  }>(
-    db,
-    sql`select a.id, a.name, coalesce(a.currency, o.base_currency) as currency, a.is_sensitive,
-        b.reconciled_balance as reconciled, b.statement_balance as statement, b.balance_synced_at as synced_at,
-        (select sum(case when t.type like 'SPEND%' then -t.total else t.total end) from bank_transactions t
-          where t.org_id = a.org_id and t.bank_account_id = a.id and t.status = 'AUTHORISED' and not t.is_reconciled) as unreconciled
-      from accounts a
-      join organisations o on o.id = a.org_id
-      left join bank_balances b on b.org_id = a.org_id and b.account_id = a.id
-      where a.org_id = ${input.orgId} and a.type = 'BANK' and a.status = 'ACTIVE'
-      order by a.code nulls last, a.id`,
-  );
+  const [balances, meta] = await Promise.all([
+    loadBankBalances(db, input.orgId, input.asOf),
+    rows<{ id: string; is_sensitive: boolean; synced_at: unknown }>(
+      db,
+      sql`select a.id, a.is_sensitive, b.balance_synced_at as synced_at
+          from accounts a left join bank_balances b on b.org_id = a.org_id and b.account_id = a.id
+          where a.org_id = ${input.orgId} and a.type = 'BANK' and a.status = 'ACTIVE'`,
+    ),
+  ]);
+  const byId = new Map(meta.map((m) => [m.id, m]));
   let redacted = 0;
-  const bankAccounts = list.map((r): BankAccount => {
-    const masked = input.gate && r.is_sensitive;
+  const bankAccounts = balances.map((a): BankAccount => {
+    const m = byId.get(a.id);
+    const masked = input.gate && Boolean(m?.is_sensitive);
     if (masked) redacted++;
-    const reconciled = r.reconciled ?? '0';
-    const hasStatement = r.statement !== null;
-    const out: BankAccount = {
-      id: r.id,
-      name: masked ? SENSITIVE_ACCOUNT_NAME : r.name,
-      currency: r.currency,
-      reconciledBalance: canonical(reconciled),
-      statementBalance: canonical(hasStatement ? r.statement! : dec(reconciled).plus(dec(r.unreconciled ?? '0'))),
-      balanceSource: hasStatement ? 'STATEMENT' : 'RECONCILED',
-    };
-    const synced = pgTimestamp(r.synced_at);
-    if (synced) out.balanceSyncedAt = synced.toISOString();
+    const { reconciledBalance, statementBalance, balanceSource } = accountBalances(a);
+    const out: BankAccount = { id: a.id, name: masked ? SENSITIVE_ACCOUNT_NAME : a.name, currency: a.currency, reconciledBalance, statementBalance, balanceSource };
+    const synced = pgTimestamp(m?.synced_at);
+    // Never in the future: a ledger clock ahead of ours (or a frozen service clock) shows as now.
+    if (synced) out.balanceSyncedAt = new Date(Math.min(synced.getTime(), input.now.getTime())).toISOString();
     return out;
   });
   return { bankAccounts, redactedItemCount: redacted };

@@ -1,0 +1,66 @@
+/**
+ * One figure, one meaning: every endpoint that shows a bank account's
+ * statementBalance or reconciledBalance shows the same value for it, account
+ * by account, on both demo organisations, on both backends
+ * (decisions.md "Bank balances"; docs/balances.md). The opening cash the
+ * forecast starts from is the sum of what the accounts contribute, says which
+ * balance each account used and why, and is the cash today of the daily
+ * summary and the forecast's startingCash.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from './helpers/http.js';
+import { BACKENDS } from './helpers/store.js';
+import { NOW } from './helpers/ledger.js';
+import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
+import { dec } from '../src/domain/money.js';
+
+const quiet = Object.assign(() => {}, { done: () => {} });
+
+describe.each(BACKENDS)('bank balances agree on every endpoint, both demo organisations (%s)', (kind) => {
+  let api: TestApi;
+  let partner: string;
+  beforeAll(async () => {
+    api = await startTestApi(kind, { now: NOW.toISOString() });
+    partner = (await setupDemo(api.store.db, NOW, quiet)).keys.partner;
+  }, 300_000);
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it.each(DEMO_ORGS.map((o) => [o.name, o.id] as const))('%s', async (_name, orgId) => {
+    const get = async (path: string) => {
+      const res = await api.get(path, partner, { 'x-service-org-id': orgId });
+      expect(res.status, path).toBe(200);
+      return res.json();
+    };
+    const bank = await get('/api/agent/bank-accounts');
+    const cp = await get('/api/agent/cash-position');
+    const summary = await get('/api/agent/daily-summary');
+    const forecast = await get('/api/agent/forecast');
+
+    expect(bank.bankAccounts.length).toBeGreaterThan(1);
+    expect(cp.accounts.map((a: { id: string }) => a.id)).toEqual(bank.bankAccounts.map((a: { id: string }) => a.id));
+    for (const b of bank.bankAccounts) {
+      const c = cp.accounts.find((a: { id: string }) => a.id === b.id);
+      expect({ id: c.id, statementBalance: c.statementBalance, reconciledBalance: c.reconciledBalance, balanceSource: c.balanceSource }).toEqual({
+        id: b.id,
+        statementBalance: b.statementBalance,
+        reconciledBalance: b.reconciledBalance,
+        balanceSource: b.balanceSource,
+      });
+      // The forecast starts the account from its statement balance, and says which balance and why.
+      expect(c.effectiveBalance).toBe(b.statementBalance);
+      expect(c.basis).toMatch(b.balanceSource === 'STATEMENT' ? /statement balance/ : /reconciled balance/);
+      expect(Date.parse(b.balanceSyncedAt)).toBeLessThanOrEqual(NOW.getTime());
+    }
+    // No override on the demo: opening cash = the sum of the accounts' statement balances.
+    expect(cp.source).toBe('ledger_reconciled');
+    const sum = bank.bankAccounts.reduce((t: ReturnType<typeof dec>, b: { statementBalance: string }) => t.plus(b.statementBalance), dec(0));
+    expect(dec(cp.effectiveStartingCash).eq(sum)).toBe(true);
+    expect(cp.startingCash).toBe(cp.effectiveStartingCash);
+    // The adjustment is exactly the statement-minus-reconciled of the RECONCILED accounts, plus the STATEMENT accounts' whole balance over ledgerReconciledTotal.
+    expect(dec(cp.adjustment).eq(dec(cp.effectiveStartingCash).minus(cp.ledgerReconciledTotal))).toBe(true);
+    expect(summary.cashToday).toEqual({ amount: cp.effectiveStartingCash, currency: cp.currency, source: 'ledger_reconciled' });
+    expect(forecast.startingCash).toBe(cp.startingCash);
+  });
+});
