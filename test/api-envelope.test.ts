@@ -124,6 +124,7 @@ describe.each(BACKENDS)('agent API envelope on %s', (kind) => {
     expect(await alert()).toEqual({
       severity: 'warn',
       kind: 'no_connection',
+      reason: 'not_connected',
       message: expect.any(String),
       lastSuccessfulSync: null,
       cta: { label: expect.any(String), url: expect.any(String) },
@@ -139,9 +140,28 @@ describe.each(BACKENDS)('agent API envelope on %s', (kind) => {
     expect(await alert()).toMatchObject({ severity: 'critical', kind: 'reconnect_required' });
     await api.ledger(o.orgId, { tokenState: 'revoked' });
     expect(await alert()).toMatchObject({ severity: 'critical', kind: 'reconnect_required' });
+    expect(await alert()).toMatchObject({ reason: 'token_revoked' });
+    await api.ledger(o.orgId, { tokenState: 'expired' });
+    expect(await alert()).toMatchObject({ reason: 'token_expired' });
     // Folded into other bodies too (spec 2.1 "Most successful response bodies carry these optional alert fields").
     const item = await (await api.get('/api/agent/test-items/a', k)).json();
     expect(item.ledgerAlert).toMatchObject({ kind: 'reconnect_required' });
+  });
+
+  it('ledgerAlert: a connection that has never synced, and one whose last success is older than 12 hours, each raise an alert', async () => {
+    const o = await api.org({ name: 'Quiet ledger' });
+    const k = await api.key(o.orgId);
+    const alert = async () => (await (await api.get('/api/agent/status', k)).json()).ledgerAlert;
+    await api.ledger(o.orgId, { lastSuccessfulSync: null });
+    expect(await alert()).toMatchObject({ severity: 'warn', kind: 'service_issue', reason: 'never_synced', lastSuccessfulSync: null });
+    const hours = (h: number) => new Date(api.clock.now().getTime() - h * 3600_000);
+    await api.ledger(o.orgId, { lastSuccessfulSync: hours(11.9) });
+    expect(await alert()).toBeUndefined(); // healthy: 12 hours is the bound
+    await api.ledger(o.orgId, { lastSuccessfulSync: hours(12.1) });
+    expect(await alert()).toMatchObject({ severity: 'warn', kind: 'service_issue', reason: 'stale', lastSuccessfulSync: hours(12.1).toISOString() });
+    // A failing run is reported as such, whatever the age.
+    await api.ledger(o.orgId, { lastErrorAt: api.clock.now() });
+    expect(await alert()).toMatchObject({ kind: 'service_issue', reason: 'sync_failing' });
   });
 
   it('status reports subscription, quota, usage, key and environment (spec 2.10, decisions.md sub-objects)', async () => {

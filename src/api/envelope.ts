@@ -79,6 +79,7 @@ export function ledgerAlertFrom(
     return {
       severity: 'warn',
       kind: 'no_connection',
+      reason: 'not_connected',
       message: 'No ledger account is connected; figures come from imported data and will not update.',
       lastSuccessfulSync: null,
       cta: { label: 'Connect Xero', url: LEDGER_URL },
@@ -86,29 +87,52 @@ export function ledgerAlertFrom(
   }
   const last = conn.lastSuccessfulSync ? conn.lastSuccessfulSync.toISOString() : null;
   if (conn.tokenState === 'expired' || conn.tokenState === 'revoked' || conn.breakerState === 'open') {
+    const reason = conn.tokenState === 'expired' ? 'token_expired' : conn.tokenState === 'revoked' ? 'token_revoked' : 'breaker_open';
     return {
       severity: 'critical',
       kind: 'reconnect_required',
+      reason,
       message:
-        conn.breakerState === 'open' && conn.tokenState === 'ok'
+        reason === 'breaker_open'
           ? 'The ledger keeps failing and syncing has stopped; the data is stale and will not update until the connection is repaired.'
           : 'The ledger connection has expired or was revoked; the data is stale and will not update until it is reconnected.',
       lastSuccessfulSync: last,
       cta: { label: 'Reconnect Xero', url: LEDGER_URL },
     };
   }
+  const age = conn.lastSuccessfulSync ? now.getTime() - conn.lastSuccessfulSync.getTime() : Number.POSITIVE_INFINITY;
   // The last run failed (the sync counts failures in a row), or an error is more recent than the last success.
   const failing =
     (conn.consecutiveFailures ?? 0) > 0 || (conn.lastErrorAt !== null && (conn.lastSuccessfulSync === null || conn.lastErrorAt > conn.lastSuccessfulSync));
   if (failing) {
-    const age = conn.lastSuccessfulSync ? now.getTime() - conn.lastSuccessfulSync.getTime() : Number.POSITIVE_INFINITY;
     return {
       severity: 'warn',
       kind: 'service_issue',
+      reason: 'sync_failing',
       message:
         age <= SERVICE_ISSUE_MAX_AGE_MS
           ? 'The ledger is returning errors; retrying automatically. Data may be up to 12 hours old.'
           : 'The ledger is returning errors; retrying automatically. Data is more than 12 hours old.',
+      lastSuccessfulSync: last,
+      cta: { label: 'Check ledger status', url: LEDGER_URL },
+    };
+  }
+  if (conn.lastSuccessfulSync === null) {
+    return {
+      severity: 'warn',
+      kind: 'service_issue',
+      reason: 'never_synced',
+      message: 'The ledger is connected but no sync has completed yet; figures may be missing or come from imported data until the first sync finishes.',
+      lastSuccessfulSync: null,
+      cta: { label: 'Check ledger status', url: LEDGER_URL },
+    };
+  }
+  if (age > SERVICE_ISSUE_MAX_AGE_MS) {
+    return {
+      severity: 'warn',
+      kind: 'service_issue',
+      reason: 'stale',
+      message: `No successful sync for more than 12 hours (last at ${last}); the data may be out of date. The sync workers may not be running.`,
       lastSuccessfulSync: last,
       cta: { label: 'Check ledger status', url: LEDGER_URL },
     };
