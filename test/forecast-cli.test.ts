@@ -148,8 +148,13 @@ describe('cashline-server forecast operations on PostgreSQL', () => {
       expect(x.code, args.join(' ')).not.toBe(0);
       expect(x.stderr, args.join(' ')).toMatch(/^error: .*(--every|--from)/);
     }
-    const none = await ops(['backtest', '--org', orgId, '--from', '2026-11-01', '--to', '2026-11-20'], env);
-    expect(none.stderr).toMatch(/^error: no cut-off/);
+    // No cut-off with data: too recent (no 13 complete weeks after), or before the ledger's history: exit 1, never a WAPE of 0.
+    for (const [from, to] of [['2026-11-01', '2026-11-20'], ['2019-01-07', '2019-06-03']] as const) {
+      const none = await ops(['backtest', '--org', orgId, '--from', from, '--to', to, '--json'], env);
+      expect(none.code, `${from}..${to}`).toBe(1);
+      expect(none.stdout).toBe('');
+      expect(none.stderr).toMatch(/^error: no cut-off between \d{4}-\d{2}-\d{2} and \d{4}-\d{2}-\d{2} has data \(\d+ tried\): the ledger's history runs from \d{4}-\d{2}-\d{2} to/);
+    }
   });
 
   it('the org must exist for every forecast command', async () => {

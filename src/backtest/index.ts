@@ -17,7 +17,7 @@ import { addDays, dateIn } from '../domain/calendar.js';
 import { forEachOpenReceivable, prepareForecast, projectForecast } from '../domain/forecast/engine.js';
 import { toDec } from '../domain/forecast/cents.js';
 import type { ForecastInput } from '../domain/forecast/types.js';
-import { mondayOf, toDay } from '../domain/forecast/days.js';
+import { fromDay, mondayOf, toDay } from '../domain/forecast/days.js';
 import { actualsFrom, horizonEnd, indexLedger, inputAt, type ReplayIndex } from './replay.js';
 import { baselineWeeks } from './baselines.js';
 
@@ -97,7 +97,21 @@ class Errors {
 export function backtestLedger(raw: RawLedger, opts: BacktestOptions & { today: string }): BacktestResult {
   const ix: ReplayIndex = indexLedger(raw);
   const limit = Math.min(toDay(opts.today), ix.lastDay);
-  const cutoffs = cutoffDates(opts.from, opts.to, opts.everyDays).filter((c) => horizonEnd(c) <= limit);
+  // A cut-off with data: some history known on it (the ledger's first day is on or before it),
+  // 13 complete weeks after it that have happened, and money that moved in them. Others would
+  // score a perfect 0 on nothing, so they are left out; none left is an error that says why.
+  const candidates = cutoffDates(opts.from, opts.to, opts.everyDays);
+  const cutoffs = candidates.filter((c) => {
+    const day = toDay(c);
+    const end = horizonEnd(c);
+    return day >= ix.firstDay && end <= limit && ix.movements.some((m) => m.day >= day && m.day <= end);
+  });
+  if (cutoffs.length === 0) {
+    const span = Number.isFinite(ix.firstDay) ? `the ledger's history runs from ${fromDay(ix.firstDay)} to ${fromDay(ix.lastDay)}` : 'the ledger has no history';
+    throw new BacktestError(
+      `no cut-off between ${opts.from} and ${opts.to} has data (${candidates.length} tried): ${span}, and a cut-off needs history on or before it and 13 complete weeks after it, up to today, in which money moved`,
+    );
+  }
   const errs = Object.fromEntries(METHODS.map((m) => [m, { receipts: new Errors(), payments: new Errors(), closing: new Errors() }])) as Record<
     Method,
     { receipts: Errors; payments: Errors; closing: Errors }

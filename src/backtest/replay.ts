@@ -30,6 +30,8 @@ export interface ReplayIndex {
   paymentsByItem: Map<string, { day: number; amount: Dec }[]>;
   allocationsByItem: Map<string, { day: number; amount: Dec }[]>;
   movements: Movement[];
+  /** The first day any money moved or a document was issued. */
+  firstDay: number;
   /** The last day any money moved. */
   lastDay: number;
 }
@@ -62,7 +64,9 @@ export function indexLedger(raw: RawLedger): ReplayIndex {
     lastDay = Math.max(lastDay, day);
   }
   movements.sort((a, b) => a.day - b.day);
-  return { raw, paymentsByItem, allocationsByItem, movements, lastDay };
+  let firstDay = movements[0]?.day ?? Infinity;
+  for (const it of raw.items) if (it.issueDate) firstDay = Math.min(firstDay, toDay(it.issueDate));
+  return { raw, paymentsByItem, allocationsByItem, movements, firstDay, lastDay };
 }
 
 /** The engine's input as known on the morning of `cutoff`. */

@@ -278,7 +278,6 @@ export function forecastCommands(program: Command, io: Io): void {
             onProgress: (e) => progress(`cut-off ${e.cutoff}`, e.done, e.total),
           });
           progress.done();
-          if (r.cutoffs === 0) throw new OperatorError('no cut-off between --from and --to has 13 complete weeks of history after it');
           if (!opts.json) io.stderr(backtestTable(r));
           return r;
         } catch (err) {
