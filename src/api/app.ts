@@ -11,7 +11,8 @@
  *  7. `tenancy`: the target organisation (400 org_required, 403 forbidden);
  *  8. scope: 403 insufficient_scope; then a NUL character in any declared
  *     parameter (path or query) is 400 bad_request naming it (no text column
- *     can hold one, so nothing downstream ever sees it);
+ *     can hold one, so nothing downstream ever sees it); then unknown query
+ *     parameters and a malformed X-Service-Tool become `warnings`;
  *  9. `limits`: 429 rate_limited (burst), then a query credit is reserved
  *     (429 quota_exhausted), returned afterwards unless the answer is 2xx/404;
  * 10. `envelope`: subscription, quota, usage, alerts; X-Service-* headers on 2xx;
@@ -34,8 +35,8 @@ import { registerDocs } from './docs.js';
 import { envelope } from './envelope.js';
 import { ApiError, badRequest, errorResponse, type ErrorBody } from './errors.js';
 import type { Limiter } from './limits.js';
-import { observe } from './observe.js';
-import { AGENT_PREFIX, ROUTE_QUERY_PARAMS, ROUTE_SCOPES } from './route.js';
+import { observe, TOOL_PATTERN } from './observe.js';
+import { AGENT_PREFIX, pipelineWarnings, ROUTE_QUERY_PARAMS, ROUTE_SCOPES, warn } from './route.js';
 import { registerRoutes } from './routes/index.js';
 
 export interface AppOptions {
@@ -97,7 +98,7 @@ export function createApp(opts: AppOptions): ApiApp {
     return c.json(body, 405);
   });
   registerDocs(app); // public: answered before authentication
-  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countBurst, tenancy, checkScope, rejectNul, limits, envelope);
+  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countBurst, tenancy, checkScope, rejectNul, noteIgnored, limits, envelope);
 
   registerRoutes(app);
   opts.extraRoutes?.(app);
@@ -138,5 +139,11 @@ const rejectNul: MiddlewareHandler<AppEnv> = async (c, next) => {
   for (const name of ROUTE_QUERY_PARAMS.get(template) ?? []) {
     if ((c.req.queries(name) ?? []).some((v) => v.includes('\0'))) throw badRequest(name, 'must not contain a NUL character');
   }
+  await next();
+};
+
+/** Unknown query parameters and a malformed X-Service-Tool: ignored, and reported in the body's `warnings`. */
+const noteIgnored: MiddlewareHandler<AppEnv> = async (c, next) => {
+  warn(c, pipelineWarnings(c, c.get('route'), TOOL_PATTERN));
   await next();
 };

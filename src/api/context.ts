@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import type * as s from '../store/schema.js';
 import type { Scope } from '../domain/scopes.js';
-import type { BillingAlert, LedgerAlert } from '../schemas/common.js';
+import type { BillingAlert, LedgerAlert, Warning } from '../schemas/common.js';
 import type { BurstResult, CreditSubject, Limiter, Usage } from './limits.js';
 
 export interface Deps {
@@ -87,6 +87,8 @@ export interface AppEnv {
     /** Set once tenancy has resolved the organisation. */
     auth: AuthContext;
     envelope: Envelope;
+    /** What the request named that the answer ignores (folded into the body as `warnings` by withAlerts). */
+    warnings: Warning[];
     /** Internal: the burst admission of this request (taken right after authentication). */
     burst: BurstResult;
     /** The credit window after this call's admission (null: no billing account behind the request). */

@@ -12,7 +12,7 @@
 import { createRoute, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Scope } from '../domain/scopes.js';
-import { commonErrorResponses } from '../schemas/common.js';
+import { commonErrorResponses, type Warning } from '../schemas/common.js';
 import type { AppEnv } from './context.js';
 
 export const AGENT_PREFIX = '/api/agent';
@@ -45,12 +45,42 @@ export function agentRoute<const R extends Omit<RouteConfig, 'method'>>(scope: S
   } as R & { method: 'get' });
 }
 
-/** A successful body with the envelope's alerts folded in (spec 2.1): `c.json(withAlerts(c, body), 200)`. */
+/**
+ * A successful body with the envelope's alerts and the request's warnings
+ * folded in (spec 2.1; decisions.md): `c.json(withAlerts(c, body), 200)`.
+ */
 export function withAlerts<T extends object>(c: Context<AppEnv>, body: T): T {
   const env = c.get('envelope');
+  const warnings = c.get('warnings');
   return {
     ...body,
     ...(env?.billingAlert ? { billingAlert: env.billingAlert } : {}),
     ...(env?.ledgerAlert ? { ledgerAlert: env.ledgerAlert } : {}),
+    ...(warnings?.length ? { warnings } : {}),
   };
+}
+
+/** Reports what the request named that the answer ignores (an unknown status value, a cursor beside autoPaginate, ...). */
+export function warn(c: Context<AppEnv>, ignored: readonly Warning[]): void {
+  if (!ignored.length) return;
+  c.set('warnings', [...(c.get('warnings') ?? []), ...ignored]);
+}
+
+/**
+ * The warnings every request gets from the pipeline: query parameters the
+ * endpoint does not declare, and an X-Service-Tool that does not match
+ * the pattern of spec 5.6 (the audit log records no tool then).
+ */
+export function pipelineWarnings(c: Context<AppEnv>, template: string, toolPattern: RegExp): Warning[] {
+  const out: Warning[] = [];
+  const known = new Set(ROUTE_QUERY_PARAMS.get(template) ?? []);
+  for (const [name, values] of Object.entries(c.req.queries())) {
+    if (known.has(name)) continue;
+    for (const value of values) out.push({ parameter: name, value, message: `unknown parameter, ignored; this endpoint takes: ${[...known].join(', ')}` });
+  }
+  const tool = c.req.header('x-service-tool');
+  if (tool !== undefined && !toolPattern.test(tool)) {
+    out.push({ parameter: 'X-Service-Tool', value: tool, message: 'ignored: it must match ^service\\.[a-z_]+$ (not recorded in the audit log)' });
+  }
+  return out;
 }

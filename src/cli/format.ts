@@ -201,12 +201,18 @@ function alertLines(body: Obj): string[] {
   return out;
 }
 
+/** `warning: <parameter>=<value>: <message>` for each entry of a body's `warnings`. */
+export function warningLines(body: unknown): string[] {
+  if (!isObj(body) || !Array.isArray(body.warnings)) return [];
+  return body.warnings.filter(isObj).map((w) => `warning: ${String(w.parameter)}=${String(w.value)}: ${String(w.message)}`);
+}
+
 /** Renders a response body as text tables (see the module comment). */
 export function renderTable(body: unknown, opts: TableOptions = {}): string {
   const r = new Renderer(opts);
   if (Array.isArray(body)) return `${r.grid(body.filter(isObj)).join('\n')}\n`;
   if (!isObj(body)) return `${cell(body as Json)}\n`;
-  const { ledgerAlert: _l, billingAlert: _b, ...rest } = body;
+  const { ledgerAlert: _l, billingAlert: _b, warnings: _w, ...rest } = body;
   const alerts = alertLines(body);
   const lines = [...alerts, ...(alerts.length ? [''] : []), ...r.section(rest, undefined)];
   while (lines[0] === '') lines.shift();

@@ -11,7 +11,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, getJson, orgOfRequest, type ClientOptions } from './http.js';
-import { numericFields, renderTable } from './format.js';
+import { numericFields, renderTable, warningLines } from './format.js';
 import {
   ENDPOINTS,
   PARAM_RULES,
@@ -101,6 +101,8 @@ export function buildCli(io: CliIo, catalogue: readonly Endpoint[] = ENDPOINTS):
       const opts = clientOptions(global, io.env, `service.cli_${e.name.replace(/-/g, '_')}`);
       if (e.id?.defaultsToOrg && id === undefined) id = await orgOfRequest(opts, 'give the organisation id, or --org');
       const body = await getJson(opts, pathOf(e, id), query);
+      // What the service ignored (decisions.md `warnings`): on stderr whatever the format, and kept in the JSON.
+      for (const line of warningLines(body)) io.stderr(`${line}\n`);
       if (flags.chart && e.chart) io.stdout(e.chart(body as never));
       else if (global.format === 'table') io.stdout(renderTable(body, numericFields(e.response)));
       else io.stdout(`${JSON.stringify(body, null, 2)}\n`);

@@ -81,11 +81,25 @@ export function parseDate(name: string, value: string | undefined): string | und
   return v;
 }
 
-/** Normalises a status filter: vocabulary order, de-duplicated, unknown values dropped. */
-export function parseStatusList(values: readonly string[], vocabulary: readonly string[]): string[] {
+/** A parameter or value the request named that the answer ignores (reported as a warning). */
+export interface IgnoredValue {
+  parameter: string;
+  value: string;
+  message: string;
+}
+
+/** Normalises a status filter: vocabulary order, de-duplicated; unknown values are dropped and returned as ignored. */
+export function parseStatusList(values: readonly string[], vocabulary: readonly string[]): { statuses: string[]; ignored: IgnoredValue[] } {
   const wanted = new Set<string>();
-  for (const v of values) for (const part of v.split(',')) wanted.add(part.trim().toUpperCase());
-  return vocabulary.filter((s) => wanted.has(s));
+  const ignored: IgnoredValue[] = [];
+  for (const v of values) {
+    for (const part of v.split(',')) {
+      const s = part.trim().toUpperCase();
+      if (vocabulary.includes(s)) wanted.add(s);
+      else if (part.trim() !== '') ignored.push({ parameter: 'status', value: part.trim(), message: `unknown status, ignored; known: ${vocabulary.join(', ')}` });
+    }
+  }
+  return { statuses: vocabulary.filter((s) => wanted.has(s)), ignored };
 }
 
 export interface ItemFilters {
@@ -97,6 +111,8 @@ export interface ItemFilters {
 }
 
 export interface PagingParams {
+  /** What the request named that these parameters ignore (an unknown status, a cursor beside autoPaginate). */
+  ignored: IgnoredValue[];
   /** Ignored (undefined) when autoPaginate is true. */
   cursor?: string | undefined;
   /** Rows per page (already capped); AUTO_PAGINATE_CAP when autoPaginate. */
@@ -115,7 +131,12 @@ function parsePaging(raw: RawQuery): PagingParams {
   const limit = parseLimit(first(raw, 'limit'));
   const totals = parseBool('totals', first(raw, 'totals'));
   const cursor = first(raw, 'cursor');
+  const ignored: IgnoredValue[] =
+    autoPaginate && cursor !== undefined && cursor !== ''
+      ? [{ parameter: 'cursor', value: cursor, message: 'ignored: autoPaginate returns the whole matched set in one answer' }]
+      : [];
   return {
+    ignored,
     autoPaginate,
     limit: autoPaginate ? AUTO_PAGINATE_CAP : limit,
     totals,
@@ -130,11 +151,13 @@ export function parseItemListParams(raw: RawQuery, vocabulary: readonly string[]
   const dateTo = parseDate('dateTo', first(raw, 'dateTo'));
   if (dateFrom && dateTo && dateFrom > dateTo) throw new ParamError('dateFrom', 'dateFrom must not be after dateTo');
   const contactId = first(raw, 'contactId')?.trim();
+  const status = parseStatusList(all(raw, 'status'), vocabulary);
   return {
     ...paging,
+    ignored: [...paging.ignored, ...status.ignored],
     lines: parseBool('lines', first(raw, 'lines')),
     filters: {
-      statuses: parseStatusList(all(raw, 'status'), vocabulary),
+      statuses: status.statuses,
       contactId: contactId ? contactId : undefined,
       dateFrom,
       dateTo,

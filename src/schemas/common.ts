@@ -84,9 +84,22 @@ export const AgentNote = z
 export type AgentNote = z.infer<typeof AgentNote>;
 
 /** The optional alert fields most successful bodies carry (spec 2.1). */
+export const Warning = z
+  .object({
+    parameter: z.string().openapi({ description: 'The query parameter or header whose value was ignored.' }),
+    value: z.string().openapi({ description: 'The value that was ignored (for an unknown parameter, its value).' }),
+    message: z.string(),
+  })
+  .openapi('Warning', { description: 'Something in the request was ignored (decisions.md): the answer is complete, but not for what was asked.' });
+export type Warning = z.infer<typeof Warning>;
+
 export const alertFields = {
   billingAlert: BillingAlert.optional(),
   ledgerAlert: LedgerAlert.optional(),
+  warnings: z.array(Warning).min(1).optional().openapi({
+    description:
+      'Present whenever a parameter or value was ignored: an unknown status value (e.g. AUTHORIZED), an unknown query parameter, a cursor beside autoPaginate, an X-Service-Tool that does not match ^service\\.[a-z_]+$. Absent otherwise.',
+  }),
 };
 
 export const LEDGER_STATUSES = ['DRAFT', 'SUBMITTED', 'AUTHORISED', 'PAID', 'VOIDED', 'DELETED'] as const;

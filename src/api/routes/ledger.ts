@@ -13,6 +13,7 @@
 import type { Context } from 'hono';
 import { type CursorPosition, decodeCursor, encodeCursor, filtersHash, InvalidCursorError } from '../../domain/cursor.js';
 import {
+  type IgnoredValue,
   itemFiltersForCursor,
   type ItemListParams,
   ParamError,
@@ -36,7 +37,7 @@ import { getCreditNote, listCreditNotes } from '../../store/queries/credit-notes
 import { getPurchaseOrder, listPurchaseOrders } from '../../store/queries/purchase-orders.js';
 import type { ApiApp, AppEnv } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import { agentRoute, withAlerts } from '../route.js';
+import { agentRoute, warn, withAlerts } from '../route.js';
 
 // ---------------------------------------------------------------------------
 // Shared by every list (contacts too)
@@ -45,7 +46,11 @@ import { agentRoute, withAlerts } from '../route.js';
 /** Parses the query with a list-params parser; a ParamError becomes the 400 that names the parameter. */
 export function parseQuery<T>(c: Context<AppEnv>, parse: (raw: RawQuery) => T): T {
   try {
-    return parse(c.req.queries() as RawQuery);
+    const out = parse(c.req.queries() as RawQuery);
+    // Parsers that drop what they cannot use (unknown status values, a cursor beside autoPaginate) say so: reported as warnings.
+    const ignored = (out as { ignored?: unknown } | null)?.ignored;
+    if (Array.isArray(ignored)) warn(c, ignored as IgnoredValue[]);
+    return out;
   } catch (err) {
     if (err instanceof ParamError) throw new ApiError(400, 'bad_request', err.message, { parameter: err.parameter });
     throw err;
