@@ -22,7 +22,7 @@ import { importDirectory } from '../src/ledger/import.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { briefsDue, generateDailyBrief, loadBriefFacts } from '../src/jobs/brief.js';
 import { redactBrief, hiddenMentions, type BriefMention } from '../src/domain/brief/redact.js';
-import { slugify } from '../src/domain/brief/rules.js';
+import { slugify } from '../src/domain/slug.js';
 import { workerTick } from '../src/jobs/worker.js';
 import { openStore, type Db, rows } from '../src/store/db.js';
 import * as s from '../src/store/schema.js';

@@ -97,7 +97,12 @@ describe.each(BACKENDS)('ledger lists on %s', (kind) => {
       ledgerStatus: 'AUTHORISED',
       contactId: 'cust-a',
       contactName: 'Acme Pty Ltd',
-      category: null,
+      amountPaid: '0',
+      amountCredited: '0',
+      amountDue: '100.5',
+      // The largest line (50.775 on account 400) decides the category.
+      category: 'General expenses',
+      categorySlug: 'general-expenses',
     });
     const inv3 = r.items.find((i) => i.id === 'inv-3')!;
     expect(inv3.issueDate).toBeNull();
@@ -108,6 +113,22 @@ describe.each(BACKENDS)('ledger lists on %s', (kind) => {
     const o2 = await listItems(store.db, page({ orgId: 'o2' }));
     expect(o2.items.map((i) => i.id)).toEqual(['o2-inv']);
     expect(InvoicesResponse.safeParse({ invoices: r.items, nextCursor: null, totalCount: r.totalCount, redactedItemCount: 0 }).success).toBe(true);
+  });
+
+  it('category: the account of the largest line, renamed Sensitive account for a sensitive account without READ_SENSITIVE; null without lines', async () => {
+    const open = await listItems(store.db, page());
+    const byId = new Map(open.items.map((i) => [i.id, i]));
+    // inv-3: 100 on Sales (200) and 200.25 on Owner drawings (310, sensitive).
+    expect([byId.get('inv-3')!.category, byId.get('inv-3')!.categorySlug]).toEqual(['Owner drawings', 'owner-drawings']);
+    expect([byId.get('inv-7')!.category, byId.get('inv-7')!.categorySlug]).toEqual(['Sales', 'sales']);
+    const gated = await listItems(store.db, page({ gate: true }));
+    const inv3 = gated.items.find((i) => i.id === 'inv-3')!;
+    expect([inv3.category, inv3.categorySlug]).toEqual(['Sensitive account', 'sensitive-account']);
+    expect(JSON.stringify(gated.items)).not.toContain('Owner drawings');
+    // An item without lines has no category.
+    const noLines = open.items.filter((i) => !['inv-1', 'inv-3', 'inv-5', 'inv-7'].includes(i.id));
+    expect(noLines.length).toBeGreaterThan(0);
+    for (const i of noLines) expect([i.category, i.categorySlug]).toEqual([null, null]);
   });
 
   it('spec 4.3 status: comma list with OR semantics over ledgerStatus', async () => {

@@ -106,6 +106,13 @@ export const Invoice = z
     invoiceNumber: opt(z.string()),
     reference: opt(z.string()),
     amount: Money.openapi({ description: 'The total, tax-inclusive (gross).' }),
+    amountPaid: Money.openapi({ description: "Paid so far (Xero's AmountPaid), in the document's currency." }),
+    amountCredited: Money.openapi({
+      description: "Credited so far by credit notes, overpayments and prepayments allocated to it (Xero's AmountCredited), in the document's currency.",
+    }),
+    amountDue: Money.openapi({
+      description: "Still owed (Xero's AmountDue): amount - amountPaid - amountCredited, in the document's currency; 0 once PAID. AR and AP totals elsewhere are sums of it.",
+    }),
     currency: z.string(),
     expectedDate: DateTime.openapi({ description: 'Due date (the issue date when there is none), midnight UTC.' }),
     actualDate: opt(DateTime).openapi({ description: 'Paid date, when fully paid.' }),
@@ -114,7 +121,11 @@ export const Invoice = z
     ledgerStatus: LedgerStatus,
     contactId: opt(z.string()),
     contactName: opt(z.string()),
-    category: opt(z.string()),
+    category: opt(z.string()).openapi({
+      description:
+        "The account of the document's largest line (by absolute line amount; the first such line on a tie): its display name, `Sensitive account` for a sensitive account without READ_SENSITIVE; null without lines.",
+    }),
+    categorySlug: opt(z.string()).openapi({ description: 'The same account as a slug (lower-case letters, digits, hyphens; `sensitive-account` when redacted); null without lines.' }),
     lines: z.array(InvoiceLine).optional().openapi({ description: 'Present only when lines=true was requested.' }),
   })
   .openapi('Invoice');

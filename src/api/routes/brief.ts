@@ -11,7 +11,7 @@ import { DailyBriefParams, DailyBriefResponse } from '../../schemas/brief.js';
 import { ErrorResponse } from '../../schemas/common.js';
 import { latestBrief, sensitiveNow } from '../../store/queries/briefs.js';
 import { hiddenMentions, redactBrief } from '../../domain/brief/redact.js';
-import { slugify } from '../../domain/brief/rules.js';
+import { slugify } from '../../domain/slug.js';
 import type { ApiApp } from '../context.js';
 import { ApiError, forbidden } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';

@@ -4,6 +4,7 @@
  * insight engine's notes). Pure: the same facts give the same brief.
  */
 import { dec, sum } from '../money.js';
+import { slugify } from '../slug.js';
 import { money } from '../insights/format.js';
 import type { AgentNote } from '../forecast/types.js';
 import { type BriefRef, type BriefSection, type DailyBriefPayload, HEADLINE_MAX } from '../../schemas/brief.js';
@@ -62,19 +63,6 @@ export interface BriefFacts {
 export function cleanName(name: string): string {
   const c = name.replace(/[\r\n\t]+/g, ' ').replace(/[*_`#<>[\]]/g, '').replace(/\s+/g, ' ').trim();
   return c || 'Unnamed';
-}
-
-/** A slug for refs: lower-case ASCII letters and digits joined by hyphens. */
-export function slugify(name: string): string {
-  const s = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 60)
-    .replace(/-+$/g, '');
-  return s || 'item';
 }
 
 /** At most HEADLINE_MAX characters (an ellipsis marks a cut). */

@@ -16,6 +16,8 @@ import { type Db, rows } from '../db.js';
 import type { CursorPosition } from '../../domain/cursor.js';
 import { LEDGER_STATUS_VALUES, type ItemFilters, TOTALS_CAP } from '../../domain/list-params.js';
 import type { Invoice, InvoiceBillTotals, InvoiceLine } from '../../schemas/ledger.js';
+import { SENSITIVE_ACCOUNT } from '../../domain/sensitive.js';
+import { slugify } from '../../domain/slug.js';
 import {
   type AggregateSource,
   countOf,
@@ -117,6 +119,9 @@ interface ItemRow extends Record<string, unknown> {
   number: string | null;
   reference: string | null;
   total: string;
+  amount_due: string;
+  amount_paid: string;
+  amount_credited: string;
   currency: string;
   issue_date: string | null;
   due_date: string | null;
@@ -133,7 +138,7 @@ export function invoiceKeysetSpec(input: Pick<ItemListInput, 'orgId' | 'kind' | 
   const gated = input.gate ? SENSITIVE_CONTACT : null;
   return {
     columns: sql`${sortKeyText(sql`ci.sort_date`, 'date')} as sort_key, ci.id, ci.number, ci.reference, ci.total,
-        ci.currency, ci.issue_date, ci.due_date, ci.paid_date, ci.status, ci.ledger_status, ci.contact_id, c.name as contact_name`,
+        ci.amount_due, ci.amount_paid, ci.amount_credited, ci.currency, ci.issue_date, ci.due_date, ci.paid_date, ci.status, ci.ledger_status, ci.contact_id, c.name as contact_name`,
     from: sql`from cash_items ci left join contacts c on c.org_id = ci.org_id and c.id = ci.contact_id`,
     where: itemWhere(input.orgId, source, ledgerType, input.filters),
     sortCol: sql`ci.sort_date`,
@@ -165,6 +170,9 @@ function toInvoice(r: ItemRow): Invoice {
     invoiceNumber: r.number,
     reference: r.reference,
     amount: money(r.total),
+    amountPaid: money(r.amount_paid),
+    amountCredited: money(r.amount_credited),
+    amountDue: money(r.amount_due),
     currency: r.currency,
     expectedDate: dayToDateTime(r.due_date ?? r.issue_date ?? r.sort_key),
     actualDate: dayToDateTime(r.paid_date),
@@ -174,7 +182,36 @@ function toInvoice(r: ItemRow): Invoice {
     contactId: r.contact_id,
     contactName: r.contact_name,
     category: null,
+    categorySlug: null,
   };
+}
+
+/**
+ * The category of each item: the account of its largest line (by absolute
+ * line amount, then line number), by code. One query of index look-ups on
+ * the page's items.
+ */
+export async function largestLineCodes(db: Db, orgId: string, itemIds: readonly string[]): Promise<Map<string, string>> {
+  if (itemIds.length === 0) return new Map();
+  const list = await rows<{ item_id: string; account_code: string }>(
+    db,
+    sql`select distinct on (l.item_id) l.item_id, l.account_code from cash_item_lines l
+        where l.org_id = ${orgId} and l.item_id = any(${textArray(itemIds)}) and l.account_code is not null
+        order by l.item_id, abs(l.line_amount) desc, l.line_number`,
+  );
+  return new Map(list.map((r) => [r.item_id, r.account_code]));
+}
+
+/** Sets `category` and `categorySlug` of the items from their largest line's account, renamed when sensitive and gated. */
+export function applyCategories(items: Invoice[], codes: Map<string, string>, accounts: Map<string, AccountInfo>, gate: boolean): void {
+  for (const it of items) {
+    const code = codes.get(it.id);
+    const account = code === undefined ? undefined : accounts.get(code);
+    if (!account) continue;
+    const hidden = gate && account.sensitive;
+    it.category = hidden ? SENSITIVE_ACCOUNT : account.name;
+    it.categorySlug = hidden ? 'sensitive-account' : slugify(account.name);
+  }
 }
 
 interface LineRow extends Record<string, unknown> {
@@ -333,6 +370,11 @@ export async function listItems(db: Db, input: ItemListInput): Promise<ItemListR
     countOf(db, agg),
   ]);
   const items = page.rows.map(toInvoice);
+  const [codes, accounts] = await Promise.all([
+    largestLineCodes(db, input.orgId, items.map((i) => i.id)),
+    items.length ? accountsByCode(db, input.orgId) : Promise.resolve(new Map<string, AccountInfo>()),
+  ]);
+  applyCategories(items, codes, accounts, input.gate);
   if (input.lines) {
     for (const it of items) {
       const lines = fetched.lines.get(it.id) ?? [];
