@@ -5,7 +5,11 @@
  * (decisions.md "Bank balances"; docs/balances.md). The opening cash the
  * forecast starts from is the sum of what the accounts contribute, says which
  * balance each account used and why, and is the cash today of the daily
- * summary and the forecast's startingCash.
+ * summary and the forecast's startingCash. And receivables and payables:
+ * the amounts still owed (amountDue) of the open invoices and bills, less the
+ * credit notes not yet allocated, are the balances of the ledger's Accounts
+ * Receivable and Accounts Payable accounts (account-balances); the daily
+ * summary's AR total is the same sum.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from './helpers/http.js';
@@ -13,6 +17,7 @@ import { BACKENDS } from './helpers/store.js';
 import { NOW } from './helpers/ledger.js';
 import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
 import { dec } from '../src/domain/money.js';
+import { unallocatedCredit } from '../src/store/queries/forecast.js';
 
 const quiet = Object.assign(() => {}, { done: () => {} });
 
@@ -62,5 +67,35 @@ describe.each(BACKENDS)('bank balances agree on every endpoint, both demo organi
     expect(dec(cp.adjustment).eq(dec(cp.effectiveStartingCash).minus(cp.ledgerReconciledTotal))).toBe(true);
     expect(summary.cashToday).toEqual({ amount: cp.effectiveStartingCash, currency: cp.currency, source: 'ledger_reconciled' });
     expect(forecast.startingCash).toBe(cp.startingCash);
+  });
+  it.each(DEMO_ORGS.map((o) => [o.name, o.id] as const))('%s: AR and AP, as still owed, agree with the ledger accounts', async (_name, orgId) => {
+    const get = async (path: string) => {
+      const res = await api.get(path, partner, { 'x-service-org-id': orgId });
+      expect(res.status, path).toBe(200);
+      return res.json();
+    };
+    const summary = await get('/api/agent/daily-summary');
+    const balances = await get('/api/agent/account-balances');
+    const account = (type: string) => balances.accounts.find((a: { type: string; name: string }) => a.type === type && /payable|receivable/i.test(a.name));
+    const owed = async (path: string, field: string) => {
+      const body = await get(`${path}?status=AUTHORISED&autoPaginate=true`);
+      expect(body.truncated).toBeUndefined();
+      const list = body[field] as { amount: string; amountPaid: string; amountCredited: string; amountDue: string; currency: string }[];
+      for (const i of list) {
+        expect(i.currency).toBe(summary.cashToday.currency); // the demo's open documents are in the base currency
+        expect(dec(i.amount).minus(i.amountPaid).minus(i.amountCredited).eq(i.amountDue)).toBe(true);
+      }
+      return list.reduce((t, i) => t.plus(i.amountDue), dec(0));
+    };
+    const ar = await owed('/api/agent/invoices', 'invoices');
+    const ap = await owed('/api/agent/bills', 'bills');
+    // The daily summary's AR is the sum of amountDue of open invoices.
+    expect(dec(summary.ar.total.amount).eq(ar)).toBe(true);
+    // Less the credit not yet allocated (in the base currency with each note's own rate): the ledger's accounts.
+    const arCredit = summary.ar.unallocatedCredit;
+    expect(arCredit).toEqual(await unallocatedCredit(api.store.db, orgId, 'ACCRECCREDIT'));
+    expect(dec(account('CURRENT').balance).eq(ar.minus(arCredit.amount))).toBe(true);
+    const apCredit = await unallocatedCredit(api.store.db, orgId, 'ACCPAYCREDIT');
+    expect(dec(account('CURRLIAB').balance).eq(ap.minus(apCredit.amount))).toBe(true);
   });
 });

@@ -187,7 +187,18 @@ export const DailySummaryResponse = z
       })
       .openapi({ description: 'The 7 days ending today: money in, out, net, and the 5 largest movements each way by the day the money moved.' }),
     ar: z
-      .object({ current: SummaryBucket, days30: SummaryBucket, days60: SummaryBucket, days90: SummaryBucket, days90plus: SummaryBucket, total: SummaryBucket })
+      .object({
+        current: SummaryBucket,
+        days30: SummaryBucket,
+        days60: SummaryBucket,
+        days90: SummaryBucket,
+        days90plus: SummaryBucket,
+        total: SummaryBucket,
+        unallocatedCredit: SummaryBucket.optional().openapi({
+          description:
+            'Receivable credit notes not yet allocated to an invoice (remaining credit, base currency). total.amount minus this is the balance of the ledger\'s Accounts Receivable account (account-balances), the net figure a customer ledger shows.',
+        }),
+      })
       .openapi({
         description:
           'Open AUTHORISED invoices by days past due as at today in the organisation\'s time zone, each bucket {count, amount} with amount the sum of what is still owed (amountDue, in the base currency): current = not yet due (due today or later), days30 = 1-30, days60 = 31-60, days90 = 61-90, days90plus = over 90 days past due; total = their sum.',

@@ -29,6 +29,7 @@ import {
   countPendingAnomalies,
   cashPositionOfSnapshot,
   arAgeingInStore,
+  unallocatedCredit,
   outlookOfSnapshot,
   latestSnapshotRef,
   snapshotPayload,
@@ -238,11 +239,12 @@ export function registerForecast(app: ApiApp): void {
     const db = c.get('deps').store.db;
     const now = c.get('deps').clock.now();
     const asOf = dateIn(org.timezone, now);
-    const [cp, events, anomalies, ar, bankAccounts, snap] = await Promise.all([
+    const [cp, events, anomalies, ar, credit, bankAccounts, snap] = await Promise.all([
       liveCashPosition(db, org, asOf),
       loadCashEvents(db, orgId, addDays(asOf, -6), asOf),
       countPendingAnomalies(db, orgId, asOf, { factor: ANOMALY_FACTOR, historyDays: ANOMALY_HISTORY_DAYS, minHistory: ANOMALY_MIN_HISTORY }),
       arAgeingInStore(db, orgId, asOf),
+      unallocatedCredit(db, orgId, 'ACCRECCREDIT'),
       countBankAccounts(db, orgId),
       fromLatestSnapshot(db, orgId, 'outlook', (id) => outlookOfSnapshot(db, orgId, id)),
     ]);
@@ -264,7 +266,7 @@ export function registerForecast(app: ApiApp): void {
       cashToday: { amount: cp.effectiveStartingCash, currency: cp.currency, source: cp.source },
       bankAccounts,
       last7d: { inflow: l7.inflow, outflow: l7.outflow, net: l7.net, topInflows, topOutflows },
-      ar,
+      ar: { ...ar, unallocatedCredit: credit },
       forecast13w: f13 ?? { endingCash: null, lowestClosingCash: null, lowestWeekStart: null, breakEvenDate: null },
       anomalies: { pending: anomalies },
       narrative: narrative({ currency: cp.currency, cashToday: cp.effectiveStartingCash, bankAccounts, last7d: l7, ar, forecast13w: f13 }),

@@ -692,6 +692,23 @@ export async function arAgeingInStore(db: Db, orgId: string, asOf: string): Prom
   };
 }
 
+/**
+ * Credit notes not yet allocated to an invoice (AUTHORISED, remaining credit
+ * above zero), in the base currency with each note's own rate: what the
+ * ledger's receivables (ACCRECCREDIT) or payables (ACCPAYCREDIT) account nets
+ * off the invoices' or bills' amounts still owed (docs/forecast.md#daily-summary).
+ */
+export async function unallocatedCredit(db: Db, orgId: string, ledgerType: 'ACCRECCREDIT' | 'ACCPAYCREDIT'): Promise<{ count: number; amount: string }> {
+  const [r] = await rows<{ n: number | string; amount: string | null }>(
+    db,
+    sql`select count(*)::int8 as n, sum(${base('amount_due')}) as amount
+        from cash_items i join organisations o on o.id = i.org_id
+        where i.org_id = ${orgId} and i.source = 'LEDGER_CREDIT_NOTE' and i.ledger_type = ${ledgerType}
+          and i.ledger_status = 'AUTHORISED' and i.amount_due > 0`,
+  );
+  return { count: Number(r?.n ?? 0), amount: canonical(r?.amount ?? '0') };
+}
+
 /** The 13-week outlook part of a snapshot (weeks without their item lists), read by id. */
 export async function outlookOfSnapshot(
   db: Db,
