@@ -588,6 +588,21 @@ export function orderSeasonality(orders: Map<string, { day: number; value: numbe
 // project
 // ---------------------------------------------------------------------------
 
+/**
+ * The categories of amounts without an account (docs/forecast.md#categories):
+ * purchase orders not yet billed, manual lines without an account, and
+ * anything else without one (documents without lines, bank series without an
+ * account). Their keys cannot clash with account ids (Xero ids are GUIDs).
+ */
+export const PURCHASE_ORDERS = '_purchase_orders';
+export const MANUAL = '_manual';
+export const UNCATEGORISED = '_uncategorised';
+export const KIND_CATEGORY_NAMES: Record<string, string> = {
+  [PURCHASE_ORDERS]: 'Purchase orders (expected bills)',
+  [MANUAL]: 'Manual forecast lines',
+  [UNCATEGORISED]: 'Uncategorised',
+};
+
 interface WeekAcc {
   inflow: Acc;
   statistical: Acc;
@@ -636,13 +651,14 @@ export function projectForecast(p: PreparedForecast, scenario: Scenario, compute
     if (d > end) return -1;
     return Math.floor((d - starts[0]!) / 7);
   };
+  // Every amount that moves a week lands in exactly one category: its account, else the category of its kind.
   const emit = (
     k: number,
     id: string,
     amount: Amount,
     inflow: boolean,
     accountId: string | null,
-    flags: { statistical?: boolean; overdue?: boolean; probability?: boolean } = {},
+    flags: { statistical?: boolean; overdue?: boolean; probability?: boolean; category?: string } = {},
   ) => {
     if (k < 0 || excluded.has(id)) return;
     const a = scale(amount, inflow ? inF : outF);
@@ -655,11 +671,10 @@ export function projectForecast(p: PreparedForecast, scenario: Scenario, compute
     w.items.add(id);
     if (flags.overdue) w.overdue.add(id);
     if (flags.probability) w.probabilityWeighted = true;
-    if (accountId) {
-      let c = w.categories.get(accountId);
-      if (!c) w.categories.set(accountId, (c = { inflow: new Acc(), outflow: new Acc() }));
-      (inflow ? c.inflow : c.outflow).add(a);
-    }
+    const key = accountId ?? flags.category ?? UNCATEGORISED;
+    let c = w.categories.get(key);
+    if (!c) w.categories.set(key, (c = { inflow: new Acc(), outflow: new Acc() }));
+    (inflow ? c.inflow : c.outflow).add(a);
   };
 
   forEachOpenReceivable(p, shift, (it, k, a, overdue) => emit(k, it.src.id, a, true, it.src.accountId, { overdue }));
@@ -692,7 +707,7 @@ export function projectForecast(p: PreparedForecast, scenario: Scenario, compute
     const d = po.expectedArrivalDate ?? po.deliveryDate ?? po.issueDate;
     const arrival = d ? toDay(d) : asOf;
     const terms = (po.contactId ? p.apTerms.get(po.contactId) : undefined) ?? p.orgApTerms;
-    emit(weekOf(arrival + terms + p.orgBillDelay), po.id, total, false, null);
+    emit(weekOf(arrival + terms + p.orgBillDelay), po.id, total, false, null, { category: PURCHASE_ORDERS });
   }
 
   for (const pt of p.points) emit(weekOf(pt.day), pt.id, pt.amount, pt.inflow, pt.accountId, { statistical: pt.statistical });
@@ -724,7 +739,7 @@ export function projectForecast(p: PreparedForecast, scenario: Scenario, compute
     const inflow = isPositive(a);
     const abs = inflow ? a : amountOf(toDec(a).neg());
     if (!isPositive(abs)) continue;
-    emit(weekOf(toDay(m.date)), m.id, abs, inflow, m.accountId ?? null);
+    emit(weekOf(toDay(m.date)), m.id, abs, inflow, m.accountId ?? null, { category: MANUAL });
   }
 
   // --- add up, exactly
@@ -750,7 +765,7 @@ export function projectForecast(p: PreparedForecast, scenario: Scenario, compute
     for (const id of [...w.categories.keys()].sort(cmpStr)) {
       const c = w.categories.get(id)!;
       const acc = p.input.accounts[id];
-      accounts[id] = { name: acc?.name ?? id, code: acc?.code ?? null, inflow: canonical(c.inflow.value), outflow: canonical(c.outflow.value) };
+      accounts[id] = { name: acc?.name ?? KIND_CATEGORY_NAMES[id] ?? id, code: acc?.code ?? null, inflow: canonical(c.inflow.value), outflow: canonical(c.outflow.value) };
     }
     const week: ForecastWeek = {
       weekStart: fromDay(starts[k]!),
