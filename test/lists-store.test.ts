@@ -531,12 +531,32 @@ describe.each(BACKENDS)('ledger lists on %s', (kind) => {
     expect(redacted).toBe(2);
   });
 
+  it('sort: revenue_desc and spend_desc order the whole set, page after page (not only the page), nulls last; a cursor is bound to its sort', async () => {
+    // Ties (contacts without a value) in id order, descending, like every list's second key.
+    for (const [sort, order] of [
+      ['revenue_desc', ['both-x', 'cust-a', 'sup-s', 'sup-b', 'none-n', 'cust-s']],
+      ['spend_desc', ['both-x', 'sup-s', 'sup-b', 'none-n', 'cust-s', 'cust-a']],
+    ] as const) {
+      const seen: string[] = [];
+      let after: CursorPosition | null = null;
+      do {
+        const p = await contactsPage({ sort, limit: 1, after });
+        seen.push(...p.contacts.map((c) => c.id));
+        after = p.next;
+      } while (after);
+      expect(seen, sort).toEqual(order);
+    }
+    // A position of the recent_desc order (a timestamp) is refused under revenue_desc.
+    const recent = await contactsPage({ limit: 1 });
+    await expect(contactsPage({ sort: 'revenue_desc', limit: 1, after: recent.next })).rejects.toThrow();
+  });
+
   it('spec 4.4 sort: revenue_desc orders the page by ltv, spend_desc by all-time paid bills, nulls last', async () => {
     const rev = await contactsPage({ sort: 'revenue_desc' });
-    expect(rev.contacts.map((c) => c.id)).toEqual(['both-x', 'cust-a', 'sup-b', 'cust-s', 'sup-s', 'none-n']);
+    expect(rev.contacts.map((c) => c.id)).toEqual(['both-x', 'cust-a', 'sup-s', 'sup-b', 'none-n', 'cust-s']);
     const spend = await contactsPage({ sort: 'spend_desc' });
-    // both-x paid 440.4, sup-s 330, sup-b 60 (bill-1 is not paid); non-suppliers last in paging order.
-    expect(spend.contacts.map((c) => c.id)).toEqual(['both-x', 'sup-s', 'sup-b', 'cust-s', 'cust-a', 'none-n']);
+    // both-x paid 440.4, sup-s 330, sup-b 60 (bill-1 is not paid); non-suppliers last, by id descending (the lists' second key).
+    expect(spend.contacts.map((c) => c.id)).toEqual(['both-x', 'sup-s', 'sup-b', 'none-n', 'cust-s', 'cust-a']);
   });
 
   it('spec 2.5 ContactsTotals: byType customer, supplier, both, neither, zero-filled, honouring the type filter, summing to totalCount; capped', async () => {

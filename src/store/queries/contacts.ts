@@ -3,9 +3,11 @@
  *
  * List: `type` customer (isCustomer), supplier (isSupplier) or both (default:
  * no type filter, so every contact, including those that are neither).
- * Paging order: lastSyncedAt desc, id desc (keyset). `sort` revenue_desc and
- * spend_desc re-sort the page in memory (spec 4.4), nulls last, ties in paging
- * order; the paging order itself never changes, so cursors stay exact.
+ * Paging order (keyset, the sort key then id, both descending): recent_desc
+ * by lastSyncedAt; revenue_desc by lifetime value (the nightly baseline's) and
+ * spend_desc by all-time paid bills (base currency, live), nulls last. The whole set is in
+ * that order, page after page (the specification's "sorts the returned page"
+ * is superseded: docs/lists.md); a cursor is bound to its sort.
  * Without READ_SENSITIVE sensitive contacts are withheld (paging.ts explains
  * what a page then covers). Totals: byType partitions the matched set into
  * customer-only, supplier-only, both and neither; grandTotal equals totalCount.
@@ -73,6 +75,7 @@ export interface ContactListResult {
 
 interface ContactRow extends Record<string, unknown> {
   sort_key: string;
+  last_synced_at: string;
   id: string;
   gated: boolean;
   name: string;
@@ -82,14 +85,41 @@ interface ContactRow extends Record<string, unknown> {
   ltv: string | null;
 }
 
-export function contactKeysetSpec(input: Pick<ContactListInput, 'orgId' | 'type' | 'gate'>): KeysetSpec {
+/**
+ * Below every value a sort column can hold: contacts without one (non-customers
+ * for revenue_desc, non-suppliers for spend_desc, customers before their first
+ * baseline) sort after every contact with one (nulls last).
+ */
+const NULLS_LAST = '-1000000000000000000';
+
+/** The sort column of each order: recent_desc by lastSyncedAt; revenue_desc by the baseline's lifetime value; spend_desc by all-time paid bills. */
+function sortColumn(sort: ContactSort): { col: SQL; kind: 'timestamptz' | 'numeric' } {
+  switch (sort) {
+    case 'revenue_desc':
+      return { col: sql`coalesce(case when c.is_customer then b.ltv end, ${sql.raw(NULLS_LAST)})`, kind: 'numeric' };
+    case 'spend_desc':
+      // All-time paid bills in the base currency, live (as the drill's figures are): a look-up on cash_items_contact_idx per contact.
+      return {
+        col: sql`coalesce(case when c.is_supplier then coalesce((select sum(case when ci.currency = o.base_currency then ci.total
+              when ci.currency_rate is not null and ci.currency_rate <> 0 then round(ci.total / ci.currency_rate, 2) end)
+            from cash_items ci join organisations o on o.id = ci.org_id
+            where ci.org_id = c.org_id and ci.contact_id = c.id and ci.source = 'LEDGER_BILL' and ci.status = 'ACTUAL'), 0) end, ${sql.raw(NULLS_LAST)})`,
+        kind: 'numeric',
+      };
+    default:
+      return { col: sql`c.last_synced_at`, kind: 'timestamptz' };
+  }
+}
+
+export function contactKeysetSpec(input: Pick<ContactListInput, 'orgId' | 'type' | 'gate'> & { sort?: ContactSort }): KeysetSpec {
+  const order = sortColumn(input.sort ?? 'recent_desc');
   return {
-    columns: sql`${sortKeyText(sql`c.last_synced_at`, 'timestamptz')} as sort_key, c.id, c.name, c.is_customer,
-        c.is_supplier, c.is_sensitive, case when c.is_customer then b.ltv end as ltv`,
+    columns: sql`${sortKeyText(order.col, order.kind)} as sort_key, ${sortKeyText(sql`c.last_synced_at`, 'timestamptz')} as last_synced_at,
+        c.id, c.name, c.is_customer, c.is_supplier, c.is_sensitive, case when c.is_customer then b.ltv end as ltv`,
     from: sql`from contacts c left join contact_baselines b on b.org_id = c.org_id and b.contact_id = c.id`,
     where: typeWhere(input.orgId, input.type),
-    sortCol: sql`c.last_synced_at`,
-    sortKind: 'timestamptz',
+    sortCol: order.col,
+    sortKind: order.kind,
     idCol: sql`c.id`,
     gated: input.gate ? sql`c.is_sensitive` : null,
   };
@@ -97,32 +127,6 @@ export function contactKeysetSpec(input: Pick<ContactListInput, 'orgId' | 'type'
 
 function contactAggregate(where: SQL): AggregateSource {
   return { from: sql`from contacts c`, where, status: sql`null`, currency: sql`null`, n: sql`count(*)`, amount: sql`null` };
-}
-
-/** Descending by value, nulls last; Array.prototype.sort is stable, so ties keep the paging order. */
-function sortByValueDesc<T>(list: T[], value: (t: T) => string | null): T[] {
-  return list
-    .map((t) => ({ t, v: value(t) }))
-    .sort((a, b) => {
-      if (a.v === null) return b.v === null ? 0 : 1;
-      if (b.v === null) return -1;
-      return dec(b.v).comparedTo(dec(a.v));
-    })
-    .map((x) => x.t);
-}
-
-/** All-time spend (ACTUAL bills, base currency) of the given suppliers. */
-async function spendOf(db: Db, orgId: string, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const [org] = await rows<{ base_currency: string }>(db, sql`select base_currency from organisations where id = ${orgId}`);
-  const base = org?.base_currency ?? 'AUD';
-  const out = await rows<{ contact_id: string; spend: string | null }>(
-    db,
-    sql`select ci.contact_id, sum(${baseAmount(sql`ci.total`, base)}) as spend from cash_items ci
-      where ci.org_id = ${orgId} and ci.contact_id = any(${textArray(ids)}) and ci.source = 'LEDGER_BILL' and ci.status = 'ACTUAL'
-      group by ci.contact_id`,
-  );
-  return new Map(out.map((r) => [r.contact_id, r.spend ?? '0']));
 }
 
 export async function listContacts(db: Db, input: ContactListInput): Promise<ContactListResult> {
@@ -141,20 +145,15 @@ export async function listContacts(db: Db, input: ContactListInput): Promise<Con
         ).then((r) => r[0]!)
       : countOf(db, contactAggregate(spec.where)),
   ]);
-  let contacts: ContactSummary[] = page.rows.map((r) => ({
+  const contacts: ContactSummary[] = page.rows.map((r) => ({
     id: r.id,
     name: r.name,
     isCustomer: r.is_customer,
     isSupplier: r.is_supplier,
     isSensitive: r.is_sensitive,
-    lastSyncedAt: tsToDateTime(r.sort_key),
+    lastSyncedAt: tsToDateTime(r.last_synced_at),
     ltv: canonicalOrNull(r.ltv),
   }));
-  if (input.sort === 'revenue_desc') contacts = sortByValueDesc(contacts, (c) => c.ltv ?? null);
-  if (input.sort === 'spend_desc') {
-    const spend = await spendOf(db, input.orgId, contacts.filter((c) => c.isSupplier).map((c) => c.id));
-    contacts = sortByValueDesc(contacts, (c) => (c.isSupplier ? (spend.get(c.id) ?? '0') : null));
-  }
   let totalCount: number;
   const result: Omit<ContactListResult, 'totalCount'> = { contacts, next: page.next, redactedItemCount: page.redacted };
   if (typeof counted === 'number') {

@@ -23,10 +23,12 @@ import { canonical, sum } from '../../domain/money.js';
 import { TOTALS_CAP } from '../../domain/list-params.js';
 import type { InvoiceBillTotals } from '../../schemas/ledger.js';
 
-export type SortKind = 'date' | 'timestamptz';
+export type SortKind = 'date' | 'timestamptz' | 'numeric';
 
 const DATE_KEY = /^\d{4}-\d{2}-\d{2}$/;
 const TS_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const NUMERIC_KEY = /^-?\d{1,30}(\.\d{1,12})?$/;
+const KEY_PATTERN: Record<SortKind, RegExp> = { date: DATE_KEY, timestamptz: TS_KEY, numeric: NUMERIC_KEY };
 
 export interface KeysetSpec {
   /** The page's select list; must include the sort key as `sort_key` (text, see sortKeyText) and the id as `id`. */
@@ -67,17 +69,19 @@ export interface KeysetPage<R> {
 
 /** Rejects a cursor position that does not fit the list's key (defence in depth: cursors are signed). */
 export function checkPosition(kind: SortKind, pos: CursorPosition): void {
-  if (!(kind === 'date' ? DATE_KEY : TS_KEY).test(pos[0])) throw new InvalidCursorError();
+  if (!KEY_PATTERN[kind].test(pos[0])) throw new InvalidCursorError();
 }
 
 /** The sort key as text that round-trips exactly (dates as YYYY-MM-DD, timestamps to the microsecond, UTC). */
 export function sortKeyText(col: SQL, kind: SortKind): SQL {
+  if (kind === 'numeric') return sql`(${col})::text`;
   return kind === 'date'
     ? sql`to_char(${col}, 'YYYY-MM-DD')`
     : sql`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 }
 
 function keyLiteral(kind: SortKind, v: string): SQL {
+  if (kind === 'numeric') return sql`${v}::numeric`;
   return kind === 'date' ? sql`${v}::date` : sql`${v}::timestamptz`;
 }
 
