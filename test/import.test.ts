@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { parse as parseYaml } from 'yaml';
 import { BACKENDS, freshStore, type TestStore } from './helpers/store.js';
 import { LEDGER_TABLES } from './helpers/ledger.js';
 import { type Db, rows } from '../src/store/db.js';
 import { createOrg } from '../src/store/tenancy.js';
 import { ImportError, importDirectory, type ImportProgress } from '../src/ledger/import.js';
+import * as s from '../src/store/schema.js';
+import { ops } from './helpers/ops.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shared = resolve(repoRoot, '..', 'shared');
@@ -75,7 +77,8 @@ describe.each(BACKENDS)('import on %s', (kind) => {
   let store: TestStore;
   let db: Db;
   let n = 0;
-  const newOrg = async () => (await createOrg(db, { name: `Import ${kind} ${n++}`, now: NOW })).orgId;
+  // Xero's example bodies are an NZD ledger: the organisation is created in its currency (another one fails the import, see below).
+  const newOrg = async (baseCurrency = 'NZD') => (await createOrg(db, { name: `Import ${kind} ${n++}`, now: NOW, baseCurrency })).orgId;
 
   beforeAll(async () => {
     store = await freshStore(kind);
@@ -417,5 +420,76 @@ describe.runIf(process.env.CASHLINE_IMPORT_PERF)('import volume on pglite', () =
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('cashline-server import says what it did and did not do (PostgreSQL, the real command)', () => {
+  let store: TestStore;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    store = await freshStore('postgres');
+    env = { DATABASE_URL: store.url!, CASHLINE_NOW: NOW.toISOString() };
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+  const org = async (currency: string) => (await ops(['org', 'create', '--name', `Imp ${currency} ${Math.random()}`, '--base-currency', currency], env)).json.orgId as string;
+
+  it('reports the files read (with record counts) and every file skipped, with the reason, in its JSON and on stderr', async () => {
+    const dir = folder({ ...exampleFiles(), RepeatingInvoices: { RepeatingInvoices: [] }, Notes: { x: 1 }, Quotes: { Quotes: [] } });
+    writeFileSync(join(dir, 'readme.txt'), 'hello');
+    writeFileSync(join(dir, 'Items.json'), '');
+    writeFileSync(join(dir, 'Prepayments.json'), '   ');
+    rmSync(join(dir, 'Payments.json'));
+    writeFileSync(join(dir, 'Payments.json'), '');
+    const orgId = await org('NZD');
+    const r = await ops(['import', '--org', orgId, '--dir', dir], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.files).toContain('Invoices.json');
+    expect(r.json.files).not.toContain('Payments.json');
+    const skipped = Object.fromEntries((r.json.skipped as { file: string; reason: string }[]).map((f) => [f.file, f.reason]));
+    expect(Object.keys(skipped).sort()).toEqual(['Items.json', 'Notes.json', 'Payments.json', 'Prepayments.json', 'Quotes.json', 'RepeatingInvoices.json', 'readme.txt']);
+    expect(skipped['Payments.json']).toBe('empty file');
+    expect(skipped['Notes.json']).toMatch(/^not a resource this import reads \(it reads Organisation\.json/);
+    expect(skipped['readme.txt']).toBe('not a .json file');
+    expect(skipped['RepeatingInvoices.json']).toMatch(/not imported yet/);
+    expect(r.stderr).toMatch(/^import: read Invoices\.json: 3 records$/m);
+    expect(r.stderr).toMatch(/^import: skipped Payments\.json: empty file$/m);
+    expect(r.stderr).toMatch(/^import: skipped readme\.txt: not a \.json file$/m);
+  });
+
+  it('a folder with no Xero file fails with exit code 1, naming what it looked for', async () => {
+    const orgId = await org('AUD');
+    const empty = folder({});
+    const none = await ops(['import', '--org', orgId, '--dir', empty], env);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(/^error: .*no Xero file to import: looked for Organisation\.json, Contacts\.json, .*Journals\.json; the folder is empty/m);
+    const other = folder({ Stuff: { a: 1 } });
+    const wrong = await ops(['import', '--org', orgId, '--dir', other], env);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/no Xero file to import: .*; found only Stuff\.json/);
+  });
+
+  it("never changes the base currency silently: a mismatch fails naming both; --accept-ledger-currency takes the ledger's", async () => {
+    const orgId = await org('AUD');
+    const dir = folder(exampleFiles());
+    const refused = await ops(['import', '--org', orgId, '--dir', dir], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: Organisation\.json: the ledger's base currency is NZD, the organisation's is AUD; nothing was imported\. Pass --accept-ledger-currency/m);
+    const [before] = await store.db.select().from(s.organisations).where(eq(s.organisations.id, orgId));
+    expect(before!.baseCurrency).toBe('AUD');
+    const [{ n }] = (await rows<{ n: number }>(store.db, sql`select count(*)::int as n from cash_items where org_id = ${orgId}`)) as [{ n: number }];
+    expect(Number(n)).toBe(0);
+    const accepted = await ops(['import', '--org', orgId, '--dir', dir, '--accept-ledger-currency'], env);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(accepted.json.baseCurrencyChanged).toEqual({ from: 'AUD', to: 'NZD' });
+    expect(accepted.stderr).toMatch(/^import: base currency changed from AUD to NZD/m);
+    const [after] = await store.db.select().from(s.organisations).where(eq(s.organisations.id, orgId));
+    expect(after!.baseCurrency).toBe('NZD');
+    // The same currency again: no change reported.
+    const again = await ops(['import', '--org', orgId, '--dir', dir], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json.baseCurrencyChanged).toBeUndefined();
   });
 });

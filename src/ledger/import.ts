@@ -6,14 +6,17 @@
  * CreditNotes.json, PurchaseOrders.json, Payments.json, BankTransactions.json,
  * BankSummary.json and Journals.json (decisions.md). Each file holds one
  * response body or an array of page bodies; an absent file means no records
- * of that kind. Every file is read and validated first; then everything is
+ * of that kind; every other file of the folder is reported as skipped with the
+ * reason, and a folder with none of these files is an error. Organisation.json
+ * never changes the organisation's base currency silently: another currency
+ * is an error unless the caller accepts the ledger's. Every file is read and validated first; then everything is
  * written in one transaction, so a bad record rejects the whole run (an
  * ImportError naming the file, the record and the field) and writes nothing.
  * Re-importing is idempotent and loses nothing (src/store/ledger-write.ts).
  * docs/import.md has the mapping and the rules.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../store/db.js';
@@ -40,7 +43,38 @@ export interface ImportOptions {
   /** The clock: stamped as last_synced_at and on the run. */
   now: Date;
   onProgress?: (e: ImportProgress) => void;
+  /**
+   * Organisation.json names another base currency than the organisation's:
+   * take the ledger's (true) or refuse the import (default), never silently.
+   */
+  acceptLedgerCurrency?: boolean;
 }
+
+/** A file of the folder the import did not read, and why. */
+export interface SkippedFile {
+  file: string;
+  reason: string;
+}
+
+/**
+ * Xero Accounting resources this import does not read (yet): a file named
+ * after one is reported as skipped with this reason, not silently passed over.
+ */
+const NOT_READ: Record<string, string> = {
+  'RepeatingInvoices.json': 'repeating invoices are not imported yet (the forecast detects recurring bills from history)',
+  'Overpayments.json': 'overpayments are not imported yet (Invoices.json AmountCredited already counts those allocated)',
+  'Prepayments.json': 'prepayments are not imported yet (Invoices.json AmountCredited already counts those allocated)',
+  'ManualJournals.json': 'manual journals are read through Journals.json',
+  'Items.json': 'items are not used',
+  'TaxRates.json': 'tax rates are not used',
+  'TrackingCategories.json': 'tracking categories are not used',
+  'Currencies.json': 'currencies are not used (each document carries its own rate)',
+  'Users.json': 'users are not used',
+  'BrandingThemes.json': 'branding themes are not used',
+  'Quotes.json': 'quotes are not used',
+  'BatchPayments.json': 'batch payments are read through Payments.json',
+  'BankTransfers.json': 'transfers are read through BankTransactions.json',
+};
 
 export interface ImportSummary {
   runId: string;
@@ -54,6 +88,10 @@ export interface ImportSummary {
   counts: Record<Resource | 'JournalLines', number>;
   /** Rows inserted or updated per table (rows kept because the store held a newer version are not counted). */
   written: BatchWritten;
+  /** Files of the folder not read, and why (unknown names, empty files, resources not imported, other kinds of file). */
+  skipped: SkippedFile[];
+  /** Set when the import changed the organisation's base currency (with acceptLedgerCurrency). */
+  baseCurrencyChanged?: { from: string; to: string };
 }
 
 const LOCK_NAMESPACE = 'cashline:ledger:';
@@ -72,9 +110,18 @@ export async function importDirectory(db: Db, orgId: string, dir: string, opts: 
     .where(eq(s.organisations.id, orgId));
   if (!org) throw new ImportError(`organisation ${orgId} not found`);
 
-  // 1. Read and validate everything.
+  // 1. Read and validate everything; say what is not read, and why.
   const batch = emptyBatch();
   const files: string[] = [];
+  const wanted = new Set(RESOURCES.map((r) => `${r}.json`));
+  const skipped: SkippedFile[] = [];
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (wanted.has(entry.name)) continue;
+    if (!entry.isFile()) skipped.push({ file: entry.name, reason: 'not a file' });
+    else if (NOT_READ[entry.name]) skipped.push({ file: entry.name, reason: NOT_READ[entry.name]! });
+    else if (!entry.name.endsWith('.json')) skipped.push({ file: entry.name, reason: 'not a .json file' });
+    else skipped.push({ file: entry.name, reason: `not a resource this import reads (it reads ${[...wanted].join(', ')})` });
+  }
   const counts = Object.fromEntries([...RESOURCES, 'JournalLines'].map((r) => [r, 0])) as ImportSummary['counts'];
   const ctx = { orgId, now: opts.now, baseCurrency: org.baseCurrency };
   for (const resource of RESOURCES) {
@@ -86,6 +133,10 @@ export async function importDirectory(db: Db, orgId: string, dir: string, opts: 
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
       throw new ImportError(`${file}: cannot be read: ${(err as Error).message}`);
+    }
+    if (text.trim() === '' || text.trim() === '\ufeff') {
+      skipped.push({ file, reason: 'empty file' });
+      continue;
     }
     files.push(file);
     let parsed: unknown;
@@ -119,6 +170,27 @@ export async function importDirectory(db: Db, orgId: string, dir: string, opts: 
     opts.onProgress?.({ resource: `read:${file}`, done: 1, total: 1 });
   }
 
+  if (files.length === 0) {
+    throw new ImportError(
+      `${dir}: no Xero file to import: looked for ${[...wanted].join(', ')}` +
+        (skipped.length ? `; found only ${skipped.map((f) => f.file).join(', ')}` : '; the folder is empty'),
+    );
+  }
+  let baseCurrencyChanged: ImportSummary['baseCurrencyChanged'];
+  const ledgerCurrency = batch.organisation?.baseCurrency;
+  if (ledgerCurrency && ledgerCurrency !== org.baseCurrency) {
+    if (!opts.acceptLedgerCurrency) {
+      throw new ImportError(
+        `Organisation.json: the ledger's base currency is ${ledgerCurrency}, the organisation's is ${org.baseCurrency}; ` +
+          `nothing was imported. Pass --accept-ledger-currency to make ${ledgerCurrency} the organisation's base currency.`,
+      );
+    }
+    baseCurrencyChanged = { from: org.baseCurrency, to: ledgerCurrency };
+  } else if (batch.organisation) {
+    // The same currency: nothing to change.
+    delete batch.organisation.baseCurrency;
+  }
+
   if (batch.organisation && org.ledgerTenantId && batch.organisation.ledgerTenantId !== org.ledgerTenantId) {
     throw new ImportError(
       `Organisation.json: OrganisationID ${batch.organisation.ledgerTenantId} is not the ledger this organisation is linked to (${org.ledgerTenantId})`,
@@ -143,7 +215,7 @@ export async function importDirectory(db: Db, orgId: string, dir: string, opts: 
         startedAt: opts.now,
         finishedAt: opts.now,
         outcome: 'ok',
-        counts: { dir, files, records: counts, written: w, durationMs: Date.now() - started },
+        counts: { dir, files, records: counts, written: w, skipped, ...(baseCurrencyChanged ? { baseCurrencyChanged } : {}), durationMs: Date.now() - started },
       });
       return w;
     });
@@ -151,5 +223,5 @@ export async function importDirectory(db: Db, orgId: string, dir: string, opts: 
     if (err instanceof LedgerWriteError) throw new ImportError(err.message);
     throw err;
   }
-  return { runId, orgId, files, counts, written };
+  return { runId, orgId, files, counts, written, skipped, ...(baseCurrencyChanged ? { baseCurrencyChanged } : {}) };
 }

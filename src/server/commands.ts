@@ -114,8 +114,9 @@ export function extraCommands(program: Command, io: Io): void {
     .description('import Xero Accounting API response bodies from a folder (idempotent; all or nothing)')
     .requiredOption('--org <id>', 'organisation id')
     .requiredOption('--dir <dir>', 'folder of Organisation.json, Contacts.json, Invoices.json, …')
+    .option('--accept-ledger-currency', "when Organisation.json names another base currency, make it the organisation's (otherwise the import fails)")
     .action(
-      action(io, async (ctx, opts: { org: string; dir: string }) => {
+      action(io, async (ctx, opts: { org: string; dir: string; acceptLedgerCurrency?: boolean }) => {
         const store = await ctx.store();
         await requireOrg(store.db, opts.org);
         const progress = progressPrinter(io, 'import');
@@ -123,7 +124,18 @@ export function extraCommands(program: Command, io: Io): void {
           const summary = await importDirectory(store.db, opts.org, opts.dir, {
             now: ctx.config.clock.now(),
             onProgress: (e) => progress(e.resource, e.done, e.total),
+            acceptLedgerCurrency: Boolean(opts.acceptLedgerCurrency),
           });
+          progress.done();
+          // What was read and what was not, for a person; the JSON on stdout says the same.
+          for (const file of summary.files) {
+            const resource = file.replace(/\.json$/, '') as keyof typeof summary.counts;
+            io.stderr(`import: read ${file}: ${(summary.counts[resource] ?? 0).toLocaleString('en')} records\n`);
+          }
+          for (const f of summary.skipped) io.stderr(`import: skipped ${f.file}: ${f.reason}\n`);
+          if (summary.baseCurrencyChanged) {
+            io.stderr(`import: base currency changed from ${summary.baseCurrencyChanged.from} to ${summary.baseCurrencyChanged.to} (--accept-ledger-currency)\n`);
+          }
           return summary;
         } catch (err) {
           if (err instanceof Error && err.name === 'ImportError') throw new OperatorError(err.message);
