@@ -245,6 +245,11 @@ describe.each(BACKENDS)('ledger lists on %s', (kind) => {
     expect(r.totals!.currency).toBeUndefined();
     // grandTotal in the primary currency only (decisions: amounts of different currencies are never added).
     expect(r.totals!.grandTotal).toEqual({ count: 6, amount: '2542.75' });
+    // Totals per currency, each in its own; and one base-currency total, each document converted with its own rate, labelled.
+    expect(r.totals!.byCurrency).toEqual({ AUD: { count: 6, amount: '2542.75' }, USD: { count: 1, amount: '40' } });
+    // inv-7: USD 40 at 0.5 USD per AUD = AUD 80.
+    expect(r.totals!.convertedTotal).toEqual({ currency: 'AUD', count: 7, amount: '2622.75', converted: true });
+    expect(InvoicesResponse.safeParse({ invoices: [], nextCursor: null, totalCount: 7, redactedItemCount: 0, totals: r.totals }).success).toBe(true);
   });
 
   it('spec 2.4 InvoiceBillTotals: the empty set has all-zero buckets and grandTotal count 0 amount 0', async () => {

@@ -48,6 +48,22 @@ export const InvoiceBillTotals = z
       .string()
       .optional()
       .openapi({ description: 'Only with mixedCurrency true: the lexicographically first currency code (the currency of grandTotal).' }),
+    byCurrency: z
+      .record(z.string(), ListTotalsBucket)
+      .optional()
+      .openapi({ description: 'Only with mixedCurrency true: a bucket per currency, each in its own currency (amounts of different currencies are never added).' }),
+    convertedTotal: z
+      .object({
+        currency: z.string(),
+        count: z.number().int(),
+        amount: Money,
+        converted: z.literal(true),
+      })
+      .optional()
+      .openapi({
+        description:
+          "Invoices and bills only, with mixedCurrency true: the whole set in the organisation's base currency, each document converted with its own currency rate (Xero's CurrencyRate, rounded to cents per document); labelled converted: it is not a figure of any one ledger document.",
+      }),
   })
   .openapi('InvoiceBillTotals', {
     description:

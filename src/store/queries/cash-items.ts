@@ -17,6 +17,7 @@ import type { CursorPosition } from '../../domain/cursor.js';
 import { LEDGER_STATUS_VALUES, type ItemFilters, TOTALS_CAP } from '../../domain/list-params.js';
 import type { Invoice, InvoiceBillTotals, InvoiceLine } from '../../schemas/ledger.js';
 import { SENSITIVE_ACCOUNT } from '../../domain/sensitive.js';
+import { canonical } from '../../domain/money.js';
 import { slugify } from '../../domain/slug.js';
 import {
   type AggregateSource,
@@ -360,6 +361,26 @@ async function walkWithLines(db: Db, input: ItemListInput, spec: KeysetSpec, fet
   return { rows: out, next: page.next, redacted: page.redacted };
 }
 
+/**
+ * The filtered set in the organisation's base currency, each document
+ * converted with its own rate (Xero's CurrencyRate: foreign units per base
+ * unit), rounded to cents per document: the one base-currency total of a
+ * mixed-currency list, labelled as converted.
+ */
+async function convertedTotal(db: Db, input: Pick<ItemListInput, 'orgId' | 'kind' | 'filters'>): Promise<NonNullable<InvoiceBillTotals['convertedTotal']>> {
+  const { source, ledgerType } = SOURCE[input.kind];
+  const [r] = await rows<{ currency: string; n: number | string; amount: string | null }>(
+    db,
+    sql`select o.base_currency as currency, count(*)::int8 as n,
+          sum(case when ci.currency = o.base_currency then ci.total
+                   when ci.currency_rate is not null and ci.currency_rate <> 0 then round(ci.total / ci.currency_rate, 2) end) as amount
+        from cash_items ci join organisations o on o.id = ci.org_id
+        where ${itemWhere(input.orgId, source, ledgerType, input.filters)}
+        group by o.base_currency`,
+  );
+  return { currency: r?.currency ?? '', count: Number(r?.n ?? 0), amount: canonical(r?.amount ?? '0'), converted: true };
+}
+
 /** One page (or the autoPaginate set) of invoices or bills, with counts and optional totals. */
 export async function listItems(db: Db, input: ItemListInput): Promise<ItemListResult<Invoice>> {
   const spec = invoiceKeysetSpec(input);
@@ -385,8 +406,10 @@ export async function listItems(db: Db, input: ItemListInput): Promise<ItemListR
   const result: ItemListResult<Invoice> = { items, next: page.next, totalCount, redactedItemCount: page.redacted };
   if (input.totals) {
     const t = await totalsOf(db, agg, LEDGER_STATUS_VALUES, totalCount, input.totalsCap ?? TOTALS_CAP);
-    if ('totals' in t) result.totals = t.totals;
-    else result.totalsTruncated = true;
+    if ('totals' in t) {
+      result.totals = t.totals;
+      if (t.totals.mixedCurrency) result.totals.convertedTotal = await convertedTotal(db, input);
+    } else result.totalsTruncated = true;
   }
   return result;
 }

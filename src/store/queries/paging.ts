@@ -249,11 +249,14 @@ export function shapeTotals(
     return { byStatus, grandTotal: bucket(groups), currency: currencies[0]! };
   }
   const primary = currencies[0]!;
+  // Amounts of different currencies are never added: one bucket per currency.
+  const byCurrency = Object.fromEntries(currencies.map((c) => [c, bucket(groups.filter((g) => g.currency === c))]));
   return {
     byStatus: null,
     grandTotal: bucket(groups.filter((g) => g.currency === primary)),
     mixedCurrency: true,
     primaryCurrency: primary,
+    byCurrency,
   };
 }
 
