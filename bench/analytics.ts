@@ -47,7 +47,7 @@ if (!retail || Number(retail.n) === 0) {
   const dir = mkdtempSync(join(tmpdir(), 'cashline-bench-retail-'));
   writeXeroFiles(dir, out.files);
   const exists = await rows(store.db, sql`select 1 from organisations where id = ${RETAIL_ORG}`);
-  if (exists.length === 0) await createOrg(store.db, { id: RETAIL_ORG, name: 'Online Retail', plan: 'Reserve', now: new Date('2011-12-10T12:00:00Z') });
+  if (exists.length === 0) await createOrg(store.db, { id: RETAIL_ORG, name: 'Online Retail', plan: 'Reserve', baseCurrency: 'GBP', timezone: 'Europe/London', now: new Date('2011-12-10T12:00:00Z') });
   await importDirectory(store.db, RETAIL_ORG, dir, { now: new Date('2011-12-10T12:00:00Z') });
   await store.db.execute(sql`update organisations set gross_margin_override = '0.4' where id = ${RETAIL_ORG}`);
   rmSync(dir, { recursive: true, force: true });

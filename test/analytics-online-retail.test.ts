@@ -195,7 +195,7 @@ describe('analytics on the Online Retail data set (PGlite)', () => {
     writeXeroFiles(dir, out.files);
     ({ orgId } = await api.org({ name: 'Online Retail', plan: 'Reserve' }));
     key = await api.key(orgId, SCOPES);
-    await importDirectory(store.db, orgId, dir, { now: NOW });
+    await importDirectory(store.db, orgId, dir, { now: NOW, acceptLedgerCurrency: true }); // a GBP ledger, the organisation created in AUD
     await store.db.execute(sql`update organisations set gross_margin_override = ${MARGIN} where id = ${orgId}`);
     const t = performance.now();
     run = await computeBaselines(store.db, orgId, NOW);

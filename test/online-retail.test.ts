@@ -89,7 +89,9 @@ describe.each(BACKENDS)('Online Retail imported on %s', (kind) => {
 
   it('imports as a second organisation in GBP and Europe/London with every invoice, line and payment', async () => {
     const { orgId } = await createOrg(store.db, { name: 'Online Retail', now: new Date('2012-01-01T00:00:00Z') });
-    await importDirectory(store.db, orgId, dir, { now: new Date('2012-01-01T00:00:00Z') });
+    // The organisation is created with the default AUD; the ledger is in GBP: taken only when accepted, and reported.
+    const summary = await importDirectory(store.db, orgId, dir, { now: new Date('2012-01-01T00:00:00Z'), acceptLedgerCurrency: true });
+    expect(summary.baseCurrencyChanged).toEqual({ from: 'AUD', to: 'GBP' });
     const [org] = await rows<{ base_currency: string; timezone: string }>(store.db, sql`select base_currency, timezone from organisations where id = ${orgId}`);
     expect(org).toEqual({ base_currency: 'GBP', timezone: 'Europe/London' });
     const [c] = await rows<{ invoices: number; revenue: string; paid: string }>(
