@@ -35,7 +35,7 @@ export async function serveApi(ctx: CommandContext, opts: { host?: string; port?
     ...(limiter ? { limiter } : {}),
   });
   // On the embedded store, operations commands on this data folder run here (ops-socket.ts).
-  const opsSocket = store.kind === 'pglite' ? await startOpsSocket(ctx.config.CASHLINE_DATA_DIR, store, main) : null;
+  const opsSocket = store.kind === 'pglite' && ctx.config.CASHLINE_DATA_DIR !== 'memory://' ? await startOpsSocket(ctx.config.CASHLINE_DATA_DIR, store, main) : null;
   closeOnSignals(
     server,
     async () => {

@@ -118,6 +118,7 @@ async function runOne(argv: string[], env: NodeJS.ProcessEnv, store: Store, run:
  * is there); null otherwise (the command opens the store itself).
  */
 export function liveServerSocket(dataDir: string): string | null {
+  if (dataDir === 'memory://') return null;
   const dir = resolve(dataDir);
   let holder: number;
   try {
