@@ -77,6 +77,28 @@ describe('npm start (README)', () => {
       const partnerOrgs = await (await fetchJson(`${baseUrl}/api/agent/orgs`, { headers: { authorization: `Bearer ${keys.partner}` } })).json();
       expect(partnerOrgs.orgs.length).toBeGreaterThanOrEqual(2);
       expect(s.stderr()).toMatch(/demo: import/); // progress is shown
+      // The derived data exist before the keys are printed (issue 15): analytics, cohorts,
+      // summaries, forecast, cash position, and today's brief of both demo organisations.
+      expect(s.stderr()).toMatch(/demo: derive .*baselines/);
+      expect(s.stderr()).toMatch(/workers running in this process/);
+      const headers = { authorization: `Bearer ${keys.full}` };
+      const contacts = await (await fetchJson(`${baseUrl}/api/agent/contacts?limit=200`, { headers })).json();
+      expect(contacts.contacts.some((c: { ltv: string | null }) => c.ltv !== null)).toBe(true);
+      const contactsSummary = await fetchJson(`${baseUrl}/api/agent/contacts/summary`, { headers });
+      expect(contactsSummary.status).toBe(200);
+      expect((await contactsSummary.json()).topByRevenue.length).toBeGreaterThan(0);
+      const cohorts = await fetchJson(`${baseUrl}/api/agent/cohorts/summary`, { headers });
+      expect(cohorts.status).toBe(200);
+      expect((await cohorts.json()).topCohorts.length).toBeGreaterThan(0);
+      const retention = await fetchJson(`${baseUrl}/api/agent/cohorts/retention`, { headers });
+      expect(retention.status).toBe(200);
+      expect((await retention.json()).cohorts.length).toBeGreaterThan(0);
+      expect((await fetchJson(`${baseUrl}/api/agent/forecast`, { headers })).status).toBe(200);
+      expect((await fetchJson(`${baseUrl}/api/agent/cash-position`, { headers })).status).toBe(200);
+      for (const o of orgs) {
+        const brief = await fetchJson(`${baseUrl}/api/agent/orgs/${o.id}/daily-brief`, { headers: { authorization: `Bearer ${keys.partner}` } });
+        expect(brief.status, `daily brief of ${o.id}`).toBe(200);
+      }
     } finally {
       // npm itself dies by the signal; the server it runs drains and exits 0 (checked on the direct run below).
       expect([0, 'SIGTERM']).toContain(await stop(s));

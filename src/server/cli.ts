@@ -24,11 +24,14 @@ import { isCalendarDate } from '../domain/calendar.js';
 import { StoreLockedError } from '../store/embedded-lock.js';
 import { extraCommands } from './commands.js';
 import { forecastCommands } from './forecast-commands.js';
+import { forwardToServer, isServingCommand, liveServerSocket } from './ops-socket.js';
 
 export interface Io {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: NodeJS.ProcessEnv;
+  /** The running server's store: the command runs inside the server (src/server/ops-socket.ts). */
+  sharedStore?: Store;
 }
 
 /** An error whose message is for the operator (no stack trace printed). */
@@ -81,6 +84,7 @@ export function action<A extends unknown[]>(
         config,
         io,
         async store() {
+          if (io.sharedStore) return io.sharedStore;
           if (!store) {
             store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CASHLINE_DATA_DIR });
             await migrate(store.db);
@@ -137,6 +141,7 @@ export function buildProgram(io: Io = processIo): Command {
     .action(
       action(io, async (ctx) => {
         const config = ctx.config;
+        if (io.sharedStore) return { ...(await migrate(io.sharedStore.db)), store: io.sharedStore.kind };
         const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CASHLINE_DATA_DIR });
         try {
           const r = await migrate(store.db);
@@ -279,6 +284,18 @@ export function buildProgram(io: Io = processIo): Command {
 }
 
 export async function main(argv: string[], io: Io = processIo): Promise<void> {
+  // The embedded store held by a live server: the server runs the command (ops-socket.ts).
+  const socket = io.sharedStore ? null : serverSocketFor(argv, io.env);
+  if (socket) {
+    try {
+      const code = await forwardToServer(socket, argv, io);
+      if (code !== 0) process.exitCode = code;
+    } catch (err) {
+      process.exitCode = 1;
+      io.stderr(`error: ${describe(err)}\n`);
+    }
+    return;
+  }
   const program = buildProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -290,4 +307,16 @@ export async function main(argv: string[], io: Io = processIo): Promise<void> {
     process.exitCode = 1;
     io.stderr(`error: ${describe(err)}\n`);
   }
+}
+
+function serverSocketFor(argv: string[], env: NodeJS.ProcessEnv): string | null {
+  if (isServingCommand(argv) || argv.length === 0 || argv.some((a) => a === '--help' || a === '-h' || a === '-V' || a === '--version')) return null;
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch {
+    return null; // the command reports the configuration error itself
+  }
+  if (config.DATABASE_URL) return null; // PostgreSQL is shared by any number of processes
+  return liveServerSocket(config.CASHLINE_DATA_DIR);
 }

@@ -17,6 +17,8 @@ import { llmConfig } from '../config.js';
 import { connectLedger, ledgerEndpoint, SyncError, syncOrganisation } from '../ledger/sync/sync.js';
 import { ledgerAlertFor } from '../api/envelope.js';
 import { startDemoLedger } from './demo-ledger.js';
+import { startOpsSocket } from './ops-socket.js';
+import { main } from './cli.js';
 
 /** Starts the API on the context's store and keeps the process serving until SIGTERM/SIGINT. */
 export async function serveApi(ctx: CommandContext, opts: { host?: string; port?: number } = {}) {
@@ -32,15 +34,18 @@ export async function serveApi(ctx: CommandContext, opts: { host?: string; port?
     port: opts.port ?? ctx.config.PORT,
     ...(limiter ? { limiter } : {}),
   });
+  // On the embedded store, operations commands on this data folder run here (ops-socket.ts).
+  const opsSocket = store.kind === 'pglite' && ctx.config.CASHLINE_DATA_DIR !== 'memory://' ? await startOpsSocket(ctx.config.CASHLINE_DATA_DIR, store, main) : null;
   closeOnSignals(
     server,
     async () => {
+      await opsSocket?.close();
       await limiter?.close();
       await store.close();
     },
     (msg) => logger.info(msg),
   );
-  logger.info({ url: server.url, store: store.kind, counters: limiter ? 'redis' : 'sql' }, 'listening');
+  logger.info({ url: server.url, store: store.kind, counters: limiter ? 'redis' : 'sql', ...(opsSocket ? { opsSocket: opsSocket.path } : {}) }, 'listening');
   return server;
 }
 
@@ -60,14 +65,14 @@ export function extraCommands(program: Command, io: Io): void {
       action(io, async (ctx, opts: { host?: string; port?: number; ledger?: boolean }) => {
         const store = await ctx.store();
         const ledger = opts.ledger ? await startDemoLedger(ctx, store.db, progressPrinter(io, 'demo ledger')) : null;
-        const demo = await setupDemo(store.db, ctx.config.clock.now(), progressPrinter(io, 'demo'));
+        const demo = await setupDemo(store.db, ctx.config.clock.now(), progressPrinter(io, 'demo'), { llm: llmConfig(ctx.config) });
         // The organisation the ledger sync created in this run is new too.
         if (ledger?.created) for (const o of demo.orgs) if (o.id === ledger.synced.orgId) o.created = true;
         const server = await serveApi(ctx, opts);
-        if (ledger) {
-          startWorkers(ctx, ledger.config);
-          for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void ledger.close());
-        }
+        // The workers run in the demo process (nightly baselines and forecast, the daily brief,
+        // and with --ledger the sync), so the demo stays fresh while it serves.
+        await startWorkers(ctx, ledger?.config);
+        if (ledger) for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void ledger.close());
         const banner = {
           baseUrl: server.url,
           store: store.kind,
@@ -87,6 +92,7 @@ export function extraCommands(program: Command, io: Io): void {
             `  partner key (send X-Service-Org-Id): ${demo.keys.partner}`,
             `  try: curl -s -H "Authorization: Bearer ${demo.keys.full}" ${server.url}/api/agent/status`,
             `  API reference: ${server.url}/api/agent/docs`,
+            `  workers running in this process: nightly baselines and forecast, the daily brief${ledger ? ', ledger sync' : ''}`,
             '',
           ].join('\n'),
         );

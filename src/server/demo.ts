@@ -26,6 +26,9 @@ import {
 import { SCOPES } from '../domain/scopes.js';
 import type { Progress } from './progress.js';
 import { recomputeForecast } from '../jobs/forecast.js';
+import { recomputeBaselines } from '../jobs/baselines.js';
+import { generateDailyBrief } from '../jobs/brief.js';
+import type { LlmConfig } from '../domain/brief/llm.js';
 
 export const DEMO_PARTNER_ID = '00000000-0000-4000-8000-0000000000a1';
 export const DEMO_ORGS = [
@@ -49,7 +52,7 @@ export interface DemoSetup {
   keys: DemoKeys;
 }
 
-export async function setupDemo(db: Db, now: Date, progress: Progress): Promise<DemoSetup> {
+export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { llm?: LlmConfig | null } = {}): Promise<DemoSetup> {
   const orgs: DemoSetup['orgs'] = [];
   for (const demo of DEMO_ORGS) {
     const existing = await getOrg(db, demo.id);
@@ -73,11 +76,19 @@ export async function setupDemo(db: Db, now: Date, progress: Progress): Promise<
     orgs.push({ id: demo.id, name: demo.name, created: true });
   }
 
-  // Derived: the forecast snapshots (every scenario) of each demo organisation, as of now.
+  // Derived, before any key is printed: the baselines (analytics: LTV, cohorts, summaries;
+  // recorded as today's run so the nightly worker does not repeat them), the forecast
+  // snapshots (every scenario) and today's brief of each demo organisation, as of now.
+  const steps = DEMO_ORGS.length * 3;
   for (const [i, demo] of DEMO_ORGS.entries()) {
-    progress('forecast', i, DEMO_ORGS.length);
+    progress(`derive ${demo.name}: baselines`, i * 3, steps);
+    await recomputeBaselines(db, demo.id, now);
+    progress(`derive ${demo.name}: forecast`, i * 3 + 1, steps);
     await recomputeForecast(db, demo.id, now);
+    progress(`derive ${demo.name}: brief`, i * 3 + 2, steps);
+    await generateDailyBrief(db, demo.id, now, { llm: opts.llm ?? null });
   }
+  progress('derive', steps, steps);
 
   const [partner] = await db.select().from(s.partners).where(eq(s.partners.id, DEMO_PARTNER_ID));
   if (!partner) await createPartner(db, { id: DEMO_PARTNER_ID, name: 'Demo Advisory Practice', now });
