@@ -31,13 +31,15 @@ describe.each(BACKENDS)('bank balances agree on every endpoint, both demo organi
   afterAll(async () => {
     await api?.close();
   });
+  /** A 200 answer of `path` for the organisation, through the demo partner key. */
+  const getAs = async (orgId: string, path: string) => {
+    const res = await api.get(path, partner, { 'x-service-org-id': orgId });
+    expect(res.status, path).toBe(200);
+    return res.json();
+  };
 
   it.each(DEMO_ORGS.map((o) => [o.name, o.id] as const))('%s', async (_name, orgId) => {
-    const get = async (path: string) => {
-      const res = await api.get(path, partner, { 'x-service-org-id': orgId });
-      expect(res.status, path).toBe(200);
-      return res.json();
-    };
+    const get = (path: string) => getAs(orgId, path);
     const bank = await get('/api/agent/bank-accounts');
     const cp = await get('/api/agent/cash-position');
     const summary = await get('/api/agent/daily-summary');
@@ -69,11 +71,7 @@ describe.each(BACKENDS)('bank balances agree on every endpoint, both demo organi
     expect(forecast.startingCash).toBe(cp.startingCash);
   });
   it.each(DEMO_ORGS.map((o) => [o.name, o.id] as const))('%s: AR and AP, as still owed, agree with the ledger accounts', async (_name, orgId) => {
-    const get = async (path: string) => {
-      const res = await api.get(path, partner, { 'x-service-org-id': orgId });
-      expect(res.status, path).toBe(200);
-      return res.json();
-    };
+    const get = (path: string) => getAs(orgId, path);
     const summary = await get('/api/agent/daily-summary');
     const balances = await get('/api/agent/account-balances');
     const account = (type: string) => balances.accounts.find((a: { type: string; name: string }) => a.type === type && /payable|receivable/i.test(a.name));
