@@ -123,6 +123,16 @@ describe('demo generator', () => {
     for (const b of all('BankTransactions.json', 'BankTransactions').slice(0, 100)) check('BankTransaction', b);
     for (const po of all('PurchaseOrders.json', 'PurchaseOrders').slice(0, 100)) check('PurchaseOrder', po);
     for (const cn of all('CreditNotes.json', 'CreditNotes')) check('CreditNote', cn);
+    const credits = [...all('Overpayments.json', 'Overpayments'), ...all('Prepayments.json', 'Prepayments')];
+    const schedules = all('RepeatingInvoices.json', 'RepeatingInvoices');
+    expect(credits.length).toBeGreaterThanOrEqual(2);
+    expect(schedules.length).toBeGreaterThanOrEqual(1);
+    for (const o of all('Overpayments.json', 'Overpayments')) check('Overpayment', o);
+    for (const p of all('Prepayments.json', 'Prepayments')) check('Prepayment', p);
+    for (const r of schedules) check('RepeatingInvoice', r);
+    // The bank side of each credit is a bank transaction of Xero's matching type.
+    const types = new Set(all('BankTransactions.json', 'BankTransactions').map((b: { Type: string }) => b.Type));
+    expect(types.has('RECEIVE-OVERPAYMENT') && types.has('RECEIVE-PREPAYMENT')).toBe(true);
     for (const j of all('Journals.json', 'Journals').slice(0, 100)) check('Journal', j);
     check('Organisation', files['Organisation.json'].Organisations[0]);
     check('ReportWithRows', files['BankSummary.json']);

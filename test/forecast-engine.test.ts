@@ -319,6 +319,98 @@ describe('forecast engine', () => {
     expect(weekOf(p, 'po4')).toEqual([5]);
   });
 
+  it('schedules: a repeating bill places its next documents on their due dates and replaces the detected pattern of its supplier', () => {
+    const rent = Array.from({ length: 12 }, (_, i) => {
+      const issue = `2026-${String(11 - i).padStart(2, '0')}-01`.replace('-00-', '-12-');
+      return doc({ kind: 'AP', contactId: 'landlord', issueDate: issue, dueDate: issue, status: 'PAID', paidDate: issue, total: '4200', accountId: 'acc-rent' });
+    }).filter((d) => d.issueDate! <= AS_OF);
+    const schedule = {
+      id: 'rep-rent',
+      kind: 'AP' as const,
+      contactId: 'landlord',
+      status: 'AUTHORISED',
+      period: 1,
+      unit: 'MONTHLY' as const,
+      dueDate: 7,
+      dueDateType: 'DAYSAFTERBILLDATE',
+      startDate: '2025-01-01',
+      endDate: '2027-01-31',
+      nextScheduledDate: '2026-12-01',
+      total: '4620',
+      accountId: 'acc-rent',
+      reference: 'Rent',
+    };
+    const p = run(input({ items: rent, schedules: [schedule] }));
+    // 1 December and 1 January, due 7 days later (weeks 3 and 7); nothing after the end date; no detected rent besides.
+    expect(weekOf(p, 'scheduled:rep-rent')).toEqual([2, 6]);
+    expect(weekOf(p, 'recurring:bill:landlord')).toEqual([]);
+    expect(p.weeks[2]!.outflow).toBe('4620');
+    expect(p.weeks[2]!.categories!.accounts['acc-rent']!.outflow).toBe('4620');
+    expect(dec(p.totalOutflow).eq('9240')).toBe(true);
+    // A DRAFT schedule generates nothing: detection takes over again.
+    const q = run(input({ items: rent, schedules: [{ ...schedule, status: 'DRAFT' }] }));
+    expect(weekOf(q, 'scheduled:rep-rent')).toEqual([]);
+    expect(weekOf(q, 'recurring:bill:landlord')).toEqual([1, 5, 10]);
+    checkArithmetic(p);
+  });
+
+  it('schedules: a repeating sales invoice is collected after its due date by its customer\'s own delay, moved by the scenario\'s delay shift', () => {
+    const history = paidHistory('club', 8, 14);
+    const schedule = {
+      id: 'rep-club',
+      kind: 'AR' as const,
+      contactId: 'club',
+      status: 'AUTHORISED',
+      period: 1,
+      unit: 'MONTHLY' as const,
+      dueDate: 0,
+      dueDateType: 'DAYSAFTERINVOICEDATE',
+      startDate: '2026-01-26',
+      endDate: null,
+      nextScheduledDate: '2026-11-26',
+      total: '1000',
+      accountId: 'acc-sales',
+      reference: null,
+    };
+    const p = run(input({ items: history, schedules: [schedule] }));
+    // Invoiced 26 Nov, 26 Dec, 26 Jan, 26 Feb, each paid 14 days after: 10 Dec (week 3), 9 Jan (week 7), 9 Feb (week 12).
+    expect(weekOf(p, 'scheduled:rep-club')).toEqual([2, 6, 11]);
+    expect(weekOf(p, 'predicted:club')).toEqual([]);
+    expect(p.weeks[2]!.guaranteedInflow).toBe('1000');
+    const later = run(input({ items: history, schedules: [schedule] }), { id: 'c', name: 'Later', kind: 'CUSTOM', adjustments: { paymentDelayShiftDays: 7 } });
+    // 17 Dec (week 4), 16 Jan (week 8), 16 Feb (week 13).
+    expect(weekOf(later, 'scheduled:rep-club')).toEqual([3, 7, 12]);
+  });
+
+  it("credits: a customer's unallocated credit (credit notes, overpayments, prepayments) is netted off its open invoices, oldest first", () => {
+    const history = Array.from({ length: 10 }, (_, i) => paidHistory(`h${i}`, 3, 0)).flat();
+    const older = doc({ id: 'older', contactId: 'acme', issueDate: addDays(AS_OF, -10), dueDate: addDays(AS_OF, 4), total: '1000' });
+    const newer = doc({ id: 'newer', contactId: 'acme', issueDate: addDays(AS_OF, -3), dueDate: addDays(AS_OF, 11), total: '1000' });
+    const bill = doc({ id: 'bill', kind: 'AP', contactId: 'acme', issueDate: addDays(AS_OF, -3), dueDate: addDays(AS_OF, 11), total: '500' });
+    const expected = (i: ForecastInput) => {
+      const placed = new Map<string, number>();
+      forEachOpenReceivable(prepareForecast(i), 0, (it, _k, a) => placed.set(it.src.id, (placed.get(it.src.id) ?? 0) + a.cents));
+      return placed;
+    };
+    const without = expected(input({ items: [...history, older, newer, bill] }));
+    const credits = [
+      { contactId: 'acme', kind: 'AR' as const, amount: '1200' },
+      { contactId: 'acme', kind: 'AP' as const, amount: '200' },
+    ];
+    const withCredit = expected(input({ items: [...history, older, newer, bill], credits }));
+    // 1,200 of credit: all of the older invoice, 200 of the newer; what is expected of the newer is 800 / 1,000 of before.
+    expect(without.get('older')).toBeGreaterThan(90_000);
+    expect(withCredit.get('older')).toBeUndefined();
+    expect(Math.abs(withCredit.get('newer')! - Math.round(without.get('newer')! * 0.8))).toBeLessThanOrEqual(1);
+    const p = run(input({ items: [...history, older, newer, bill], credits }));
+    expect(dec(p.totalOutflow).eq('300')).toBe(true);
+    // Credit beyond what is open waits for the next documents: nothing negative is projected.
+    const all = run(input({ items: [...history, older, newer, bill], credits: [{ contactId: 'acme', kind: 'AR', amount: '5000' }] }));
+    for (const w of all.weeks) expect(dec(w.inflow).gte(0)).toBe(true);
+    expect(expected(input({ items: [...history, older, newer], credits: [{ contactId: 'acme', kind: 'AR', amount: '5000' }] })).size).toBe(0);
+    checkArithmetic(p);
+  });
+
   it('predicted repeat purchases (hazard model) are forecastInflow; guaranteedInflow is the rest', () => {
     // A weekly customer paying on the day of its orders.
     const weekly = Array.from({ length: 30 }, (_, i) => {

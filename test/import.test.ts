@@ -98,11 +98,14 @@ describe.each(BACKENDS)('import on %s', (kind) => {
       Accounts: 2,
       Invoices: 3,
       CreditNotes: 2,
+      Overpayments: 0,
+      Prepayments: 0,
       PurchaseOrders: 2,
       Payments: 2,
       BankTransactions: 3,
       BankSummary: 1,
       Journals: 4,
+      RepeatingInvoices: 0,
       JournalLines: 9,
     });
     expect(summary.files).toHaveLength(10);
@@ -170,6 +173,34 @@ describe.each(BACKENDS)('import on %s', (kind) => {
     const runs = await rows<Record<string, unknown>>(db, sql`select id, kind, outcome, counts from import_runs where org_id = ${orgId}`);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ id: summary.runId, kind: 'import', outcome: 'ok' });
+  });
+
+  it("imports Xero's overpayments, prepayments and repeating invoices: credits as cash items, schedules replaced as a whole", async () => {
+    const orgId = await newOrg();
+    const dir = folder({ Contacts: example('Contacts'), Overpayments: example('Overpayments'), Prepayments: example('Prepayments'), RepeatingInvoices: example('RepeatingInvoices') });
+    const summary = await importDirectory(db, orgId, dir, { now: NOW });
+    expect(summary.counts).toMatchObject({ Overpayments: 5, Prepayments: 1, RepeatingInvoices: 1 });
+    expect(summary.skipped).toEqual([]);
+    const credits = await rows<Record<string, unknown>>(
+      db,
+      sql`select source, ledger_type, count(*)::int as n, sum(amount_due)::text as due from cash_items where org_id = ${orgId} group by 1, 2 order by 1, 2`,
+    );
+    expect(credits).toEqual([
+      { source: 'LEDGER_OVERPAYMENT', ledger_type: 'RECEIVE-OVERPAYMENT', n: 3, due: '60' },
+      { source: 'LEDGER_OVERPAYMENT', ledger_type: 'SPEND-OVERPAYMENT', n: 2, due: '3500' },
+      { source: 'LEDGER_PREPAYMENT', ledger_type: 'RECEIVE-PREPAYMENT', n: 1, due: '3450' },
+    ]);
+    const schedules = await rows<Record<string, unknown>>(db, sql`select id, ledger_type, status, unit, period, next_scheduled_date, total from repeating_invoices where org_id = ${orgId}`);
+    expect(schedules).toEqual([{ id: '428c0d75-909f-4b04-8403-a48dc27283b0', ledger_type: 'ACCREC', status: 'AUTHORISED', unit: 'MONTHLY', period: 1, next_scheduled_date: '2019-04-15', total: '5750' }]);
+    // None of them is an invoice, a bill or a credit note of the lists.
+    const lists = await rows<{ n: number }>(db, sql`select count(*)::int as n from cash_items where org_id = ${orgId} and source in ('LEDGER_INVOICE', 'LEDGER_BILL', 'LEDGER_CREDIT_NOTE')`);
+    expect(lists[0]!.n).toBe(0);
+    // A folder without RepeatingInvoices.json keeps the stored schedules; a list without one deletes it.
+    await importDirectory(db, orgId, folder({ Contacts: example('Contacts') }), { now: NOW });
+    expect(await rows(db, sql`select id from repeating_invoices where org_id = ${orgId}`)).toHaveLength(1);
+    const again = await importDirectory(db, orgId, folder({ RepeatingInvoices: { RepeatingInvoices: [] } }), { now: NOW });
+    expect(again.written.repeatingInvoices).toBe(1);
+    expect(await rows(db, sql`select id from repeating_invoices where org_id = ${orgId}`)).toHaveLength(0);
   });
 
   it('is idempotent: a second import changes nothing and duplicates nothing', async () => {
@@ -448,11 +479,13 @@ describe('cashline-server import says what it did and did not do (PostgreSQL, th
     expect(r.json.files).toContain('Invoices.json');
     expect(r.json.files).not.toContain('Payments.json');
     const skipped = Object.fromEntries((r.json.skipped as { file: string; reason: string }[]).map((f) => [f.file, f.reason]));
-    expect(Object.keys(skipped).sort()).toEqual(['Items.json', 'Notes.json', 'Payments.json', 'Prepayments.json', 'Quotes.json', 'RepeatingInvoices.json', 'readme.txt']);
+    expect(Object.keys(skipped).sort()).toEqual(['Items.json', 'Notes.json', 'Payments.json', 'Prepayments.json', 'Quotes.json', 'readme.txt']);
+    // Repeating invoices are read (an empty list is a list); Quotes are named as not used.
+    expect(r.json.files).toContain('RepeatingInvoices.json');
+    expect(skipped['Quotes.json']).toBe('quotes are not used');
     expect(skipped['Payments.json']).toBe('empty file');
     expect(skipped['Notes.json']).toMatch(/^not a resource this import reads \(it reads Organisation\.json/);
     expect(skipped['readme.txt']).toBe('not a .json file');
-    expect(skipped['RepeatingInvoices.json']).toMatch(/not imported yet/);
     expect(r.stderr).toMatch(/^import: read Invoices\.json: 3 records$/m);
     expect(r.stderr).toMatch(/^import: skipped Payments\.json: empty file$/m);
     expect(r.stderr).toMatch(/^import: skipped readme\.txt: not a \.json file$/m);
@@ -464,7 +497,7 @@ describe('cashline-server import says what it did and did not do (PostgreSQL, th
     const none = await ops(['import', '--org', orgId, '--dir', empty], env);
     expect(none.code).toBe(1);
     expect(none.stdout).toBe('');
-    expect(none.stderr).toMatch(/^error: .*no Xero file to import: looked for Organisation\.json, Contacts\.json, .*Journals\.json; the folder is empty/m);
+    expect(none.stderr).toMatch(/^error: .*no Xero file to import: looked for Organisation\.json, Contacts\.json, .*Journals\.json, RepeatingInvoices\.json; the folder is empty/m);
     const other = folder({ Stuff: { a: 1 } });
     const wrong = await ops(['import', '--org', orgId, '--dir', other], env);
     expect(wrong.code).toBe(1);

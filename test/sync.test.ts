@@ -6,7 +6,7 @@
  * before expiry and on a 401, rotated refresh tokens are kept.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { BACKENDS, freshStore, type TestStore } from './helpers/store.js';
 import * as s from '../src/store/schema.js';
 import { syncOrganisation } from '../src/ledger/sync/sync.js';
@@ -82,6 +82,44 @@ describe('sync behaviour (PGlite)', () => {
       const [row] = await db.select().from(s.cashItems).where(eq(s.cashItems.id, String(inv.InvoiceID)));
       expect(row!.ledgerStatus).toBe('PAID');
       expect(row!.amountDue).toBe('0');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reads overpayments and prepayments as credits, and the whole list of repeating invoices each run (a schedule removed in the ledger is removed here)', async () => {
+    const server = await xeroServer({ limits: { perMinute: 1000, concurrent: 5 } });
+    try {
+      const db = store.db;
+      const orgId = await connectedOrg(db, server, 'Schedules');
+      const r = await syncOrganisation(db, orgId, syncOpts(server, { client: { perMinute: 1000 } }));
+      expect(r.outcome).toBe('ok');
+      expect(r.records.Overpayments).toBeGreaterThan(0);
+      expect(r.records.Prepayments).toBeGreaterThan(0);
+      expect(r.records.RepeatingInvoices).toBeGreaterThan(0);
+      const credits = await db.select().from(s.cashItems).where(and(eq(s.cashItems.orgId, orgId), eq(s.cashItems.source, 'LEDGER_OVERPAYMENT')));
+      expect(credits.length).toBe(server.data.records.Overpayments.length);
+      const stored = async () => (await db.select().from(s.repeatingInvoices).where(eq(s.repeatingInvoices.orgId, orgId))).map((x) => x.id).sort();
+      const ids = server.data.records.RepeatingInvoices.map((x) => String(x.RepeatingInvoiceID)).sort();
+      expect(await stored()).toEqual(ids);
+
+      // The overpayment is allocated in the ledger: the next run brings in what is left of it.
+      const op = server.data.records.Overpayments[0]!;
+      server.upsert('Overpayments', { ...op, RemainingCredit: 0, Status: 'PAID', Allocations: [{ Amount: op.Total, Date: op.Date, Invoice: { InvoiceID: 'inv-x', InvoiceNumber: 'INV-X' } }] });
+      // A new schedule, and the old one removed.
+      const extra = { ...server.data.records.RepeatingInvoices[0]!, RepeatingInvoiceID: 'rep-new', Reference: 'Cleaning' };
+      server.remove('RepeatingInvoices', ids[0]!);
+      server.upsert('RepeatingInvoices', extra);
+      const again = await syncOrganisation(db, orgId, syncOpts(server, { client: { perMinute: 1000 } }));
+      expect(again.outcome).toBe('ok');
+      expect(await stored()).toEqual(['rep-new', ...ids.slice(1)].sort());
+      const [row] = await db.select().from(s.cashItems).where(and(eq(s.cashItems.orgId, orgId), eq(s.cashItems.id, String(op.OverpaymentID))));
+      expect(row).toMatchObject({ ledgerStatus: 'PAID', amountDue: '0' });
+      const allocations = await db
+        .select()
+        .from(s.creditNoteAllocations)
+        .where(and(eq(s.creditNoteAllocations.orgId, orgId), eq(s.creditNoteAllocations.creditNoteId, String(op.OverpaymentID))));
+      expect(allocations.map((a) => a.invoiceId)).toEqual(['inv-x']);
     } finally {
       await server.close();
     }

@@ -16,7 +16,9 @@ import {
   mapOrganisation,
   mapPage,
   mapPayment,
+  mapPrepaidCredit,
   mapPurchaseOrder,
+  mapRepeatingInvoice,
   XeroRecordError,
 } from '../src/ledger/map.js';
 import { XeroValidationError } from '../src/ledger/xero/errors.js';
@@ -438,5 +440,85 @@ describe('pages', () => {
     expect((err as Error).message).toBe('record 1 (InvoiceID 046d8a6d-1ae1-4b4d-9340-5601bdf41b87): DueDate: not a date: "soon"');
     expect(() => mapPage('Invoices', { Contacts: [] }, ctx)).toThrow('Invoices: required (the body holds no such array)');
     expect(() => mapPage('Invoices', [], ctx)).toThrow('expected a response body object with "Invoices", got array');
+  });
+});
+
+describe('overpayments, prepayments and repeating invoices (Xero examples)', () => {
+  it('maps an overpayment and a prepayment as credits: RemainingCredit is what is left to allocate (amountDue)', () => {
+    const [spend, receive] = example('Overpayments').Overpayments;
+    const op = mapPrepaidCredit('Overpayments', receive, ctx);
+    expect(op.item).toMatchObject({
+      id: '2a8bda49-8908-473b-8bcf-1f90990460eb',
+      source: 'LEDGER_OVERPAYMENT',
+      ledgerType: 'RECEIVE-OVERPAYMENT',
+      ledgerStatus: 'AUTHORISED',
+      status: 'FORECAST',
+      currency: 'NZD',
+      total: '20',
+      amountDue: '20',
+      remainingCredit: '20',
+      amountCredited: '0',
+      amountPaid: '0',
+      issueDate: '2019-03-13',
+      sortDate: '2019-03-13',
+    });
+    expect(op.allocations).toEqual([]);
+    expect(op.contact).toMatchObject({ name: 'Liam Gallagher', isCustomer: true, isSupplier: false });
+    expect(mapPrepaidCredit('Overpayments', spend, ctx).item).toMatchObject({ source: 'LEDGER_OVERPAYMENT', ledgerType: 'SPEND-OVERPAYMENT', amountDue: '500' });
+    const pp = mapPrepaidCredit('Prepayments', example('Prepayments').Prepayments[0], ctx);
+    expect(pp.item).toMatchObject({ source: 'LEDGER_PREPAYMENT', ledgerType: 'RECEIVE-PREPAYMENT', total: '3450', amountDue: '3450' });
+  });
+
+  it('an allocated overpayment keeps its allocations, and its remaining credit is the total less allocations and refunds', () => {
+    const [, receive] = example('Overpayments').Overpayments;
+    const m = mapPrepaidCredit(
+      'Overpayments',
+      {
+        ...receive,
+        Total: 100,
+        RemainingCredit: undefined,
+        Allocations: [{ Amount: 60, Date: '/Date(1552435200000+0000)/', Invoice: { InvoiceID: 'inv-1', InvoiceNumber: 'INV-1' } }],
+        Payments: [{ PaymentID: 'refund-1', Date: '/Date(1552435200000+0000)/', Amount: 15 }],
+      },
+      ctx,
+    );
+    expect(m.item).toMatchObject({ amountDue: '25', amountCredited: '60', amountPaid: '15' });
+    expect(m.allocations).toEqual([{ orgId: 'org-1', creditNoteId: receive.OverpaymentID, seq: 0, invoiceId: 'inv-1', invoiceNumber: 'INV-1', amount: '60', date: '2019-03-13' }]);
+    expect(m.payments[0]).toMatchObject({ id: 'refund-1', itemId: receive.OverpaymentID, paymentType: 'AROVERPAYMENTPAYMENT' });
+  });
+
+  it('maps a repeating invoice as a schedule, with the account of its largest line', () => {
+    const m = mapRepeatingInvoice(example('RepeatingInvoices').RepeatingInvoices[0], ctx);
+    expect(m.row).toMatchObject({
+      id: '428c0d75-909f-4b04-8403-a48dc27283b0',
+      ledgerType: 'ACCREC',
+      status: 'AUTHORISED',
+      period: 1,
+      unit: 'MONTHLY',
+      dueDay: 10,
+      dueDateType: 'OFFOLLOWINGMONTH',
+      startDate: '2019-04-15',
+      endDate: '2019-09-30',
+      nextScheduledDate: '2019-04-15',
+      currency: 'NZD',
+      total: '5750',
+      accountCode: '200',
+    });
+    expect(m.contact).toMatchObject({ name: 'Liam Gallagher', isCustomer: true });
+  });
+
+  it('rejects a schedule without a unit, or with a period below 1, naming the field', () => {
+    const r = example('RepeatingInvoices').RepeatingInvoices[0];
+    expect(problem(() => mapRepeatingInvoice({ ...r, Schedule: { ...r.Schedule, Unit: 'DAILY' } }, ctx)).field).toBe('Schedule.Unit');
+    expect(problem(() => mapRepeatingInvoice({ ...r, Schedule: { ...r.Schedule, Period: 0 } }, ctx))).toEqual({ field: 'Schedule.Period', problem: 'must be 1 or more, got 0' });
+  });
+
+  it('mapPage reads the three bodies; a page of repeating invoices is the whole list', () => {
+    const batch = mapPage('RepeatingInvoices', example('RepeatingInvoices'), ctx);
+    expect(batch.repeatingInvoices).toHaveLength(1);
+    expect(mapPage('Overpayments', example('Overpayments'), ctx).cashItems).toHaveLength(5);
+    expect(mapPage('Prepayments', example('Prepayments'), ctx).cashItems).toHaveLength(1);
+    expect(mapPage('Invoices', example('Invoices'), ctx).repeatingInvoices).toBeNull();
+    expect(mapPage('RepeatingInvoices', { RepeatingInvoices: [] }, ctx).repeatingInvoices).toEqual([]);
   });
 });

@@ -19,9 +19,15 @@ export type XeroFiles = Record<string, unknown>;
 export interface DemoOptions {
   seed?: number;
   asOf: Date;
-  /** Multiplies the number of customers (1 = about 320). */
+  /** Multiplies the number of customers (1 = about 320), and sizes the overheads. */
   scale?: number;
   name?: string;
+  /**
+   * The kind of business (docs/demo-data.md): its cost of goods as a share of
+   * sales, and the weeks of outflows it holds in cash on the day.
+   * Default: the wholesaler.
+   */
+  profile?: DemoProfile;
   onProgress?: (step: string, done: number, total: number) => void;
 }
 
@@ -31,6 +37,22 @@ export interface DemoOutput {
   sensitive: { contactIds: string[]; accountCodes: string[] };
   counts: Record<string, number>;
 }
+
+export interface DemoProfile {
+  /** Stock bought, as a share of sales ex GST. */
+  cogsRatio: number;
+  /** Cash across the bank accounts on the day, in weeks of average outflows (small businesses hold a median of 27 days). */
+  cashWeeks: number;
+  /** A large one-off bill due this many days after the day (a shipment, equipment), as weeks of outflows; none when absent. */
+  lumpyBill?: { inDays: number; weeks: number; supplier: string; desc: string };
+}
+
+export const WHOLESALER: DemoProfile = { cogsRatio: 0.55, cashWeeks: 7 };
+export const ROASTER: DemoProfile = {
+  cogsRatio: 0.45,
+  cashWeeks: 3.5,
+  lumpyBill: { inDays: 54, weeks: 4, supplier: 'Santos Green Coffee Importers', desc: 'Green coffee, container from Brazil' },
+};
 
 const DAY_MS = 86_400_000;
 const SEASON = [0.75, 0.85, 0.95, 1.0, 1.0, 0.95, 0.9, 0.95, 1.0, 1.05, 1.15, 1.4];
@@ -69,6 +91,10 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
   const start = asOf - 3 * 365;
   const progress = opts.onProgress ?? (() => {});
   const orgName = opts.name ?? 'Harbour & Vine Supplies';
+  const profile = opts.profile ?? WHOLESALER;
+  /** Overheads (rent, staff, utilities, drawings) grow with the business, less than in proportion. */
+  const size = 0.4 + 0.6 * scale;
+  const sized = (cents: number) => Math.round(cents * size);
 
   // ---------------------------------------------------------------- accounts
   const accounts: Account[] = [];
@@ -92,10 +118,13 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
   account('445', 'Light, Power, Heating', 'EXPENSE', 'EXPENSE', { TaxType: 'INPUT' });
   account('469', 'Rent', 'EXPENSE', 'EXPENSE', { TaxType: 'INPUT' });
   account('477', 'Wages and Salaries', 'EXPENSE', 'EXPENSE', { TaxType: 'BASEXCLUDED' });
+  account('478', 'Superannuation', 'EXPENSE', 'EXPENSE', { TaxType: 'BASEXCLUDED' });
   account('485', 'Subscriptions', 'EXPENSE', 'EXPENSE', { TaxType: 'INPUT' });
   account('610', 'Accounts Receivable', 'CURRENT', 'ASSET');
   account('800', 'Accounts Payable', 'CURRLIAB', 'LIABILITY');
   account('820', 'GST', 'CURRLIAB', 'LIABILITY');
+  account('825', 'PAYG Withholdings Payable', 'CURRLIAB', 'LIABILITY');
+  account('826', 'Superannuation Payable', 'CURRLIAB', 'LIABILITY');
   account('880', "Director's Loan", 'TERMLIAB', 'LIABILITY', { TaxType: 'BASEXCLUDED' });
   account('970', "Owner's Capital", 'EQUITY', 'EQUITY');
 
@@ -107,14 +136,14 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
   const payments: Record<string, unknown>[] = [];
   const bankTxns: Record<string, unknown>[] = [];
   const journals: { day: number; sourceId: string; sourceType: string; lines: JournalLine[] }[] = [];
-  const bankMoves = new Map<string, { day: number; cents: number; reconciled: boolean }[]>([
+  const bankMoves = new Map<string, { day: number; cents: number; reconciled: boolean; transfer?: boolean }[]>([
     [cheque.AccountID, []],
     [savings.AccountID, []],
     [card.AccountID, []],
   ]);
   const reconciledBy = (day: number) => day <= asOf - 3;
-  const moveBank = (acc: Account, day: number, cents: number) =>
-    bankMoves.get(acc.AccountID)!.push({ day, cents, reconciled: reconciledBy(day) });
+  const moveBank = (acc: Account, day: number, cents: number, transfer = false) =>
+    bankMoves.get(acc.AccountID)!.push({ day, cents, reconciled: reconciledBy(day), transfer });
 
   const contact = (Name: string, kind: { customer?: boolean; supplier?: boolean }, firstDay: number, extra: Record<string, unknown> = {}) => {
     const c = {
@@ -131,10 +160,9 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
     return c;
   };
 
-  // Opening balances.
-  journals.push({ day: start - 1, sourceId: rng.guid(), sourceType: 'MANJOURNAL', lines: [{ code: '090', net: 2_500_000 }, { code: '091', net: 4_000_000 }, { code: '970', net: -6_500_000 }] });
-  moveBank(cheque, start - 1, 2_500_000);
-  moveBank(savings, start - 1, 4_000_000);
+  // Opening balances: set at the end, so that cash on the day is the profile's weeks of outflows.
+  const salesByMonth = new Map<string, number>();
+  const monthKey = (day: number) => isoDay(day).slice(0, 7);
 
   // ---------------------------------------------------------------- customers and sales
   const firstWords = ['Blue', 'Harbour', 'Golden', 'Coastal', 'Urban', 'Little', 'Northside', 'Bayside', 'Red', 'Green', 'Old', 'Bright', 'Wild', 'Salt', 'Cedar', 'Copper', 'Silver', 'Ivy', 'Maple', 'Stone'];
@@ -205,16 +233,20 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
   for (let ci = 0; ci < nCustomers; ci++) {
     if (ci % 20 === 0) progress('customers', ci, nCustomers);
     let r = rng.next();
-    const cad = cadences.find((c) => (r -= c.share) < 0) ?? cadences[cadences.length - 1]!;
-    // Acquisition spread over the three years, with growth (later years get more).
-    const acquired = start + Math.floor(Math.sqrt(rng.next()) * (asOf - start - 20));
-    const churned = cad.period && rng.chance(0.25) ? acquired + rng.int(cad.period * 3, Math.max(cad.period * 3, asOf - acquired)) : Number.POSITIVE_INFINITY;
+    // Every demo, however small, has a few habitual late payers who order monthly: overdue receivables to chase.
+    const chronicLate = ci % 9 === 4;
+    const cad = chronicLate ? cadences.find((c) => c.label === 'MONTHLY')! : (cadences.find((c) => (r -= c.share) < 0) ?? cadences[cadences.length - 1]!);
+    // A steady book: about half the customers were already buying when the history starts, the rest arrive over
+    // the three years, and some leave, so sales grow modestly rather than from nothing.
+    const existing = rng.chance(0.5);
+    const acquired = existing ? start + rng.int(0, Math.max(1, cad.period || 30)) : start + Math.floor(rng.next() * (asOf - start - 20));
+    const churned = cad.period && rng.chance(0.3) ? acquired + rng.int(cad.period * 3, Math.max(cad.period * 3, asOf - acquired)) : Number.POSITIVE_INFINITY;
     const foreign = ci % 97 === 41; // a few export customers invoiced in USD
     const currency = foreign ? 'USD' : 'AUD';
     const rate = foreign ? 0.65 : 1;
     const terms = rng.pick([7, 14, 14, 30, 30, 30]);
-    const latePayer = rng.chance(0.14);
-    const size = Math.exp(rng.normal(Math.log(cad.base), 0.45));
+    const latePayer = rng.chance(0.14) || chronicLate;
+    const orderSize = Math.exp(rng.normal(Math.log(cad.base), 0.45));
     const c = contact(customerName(), { customer: true }, acquired, foreign ? { DefaultCurrency: 'USD' } : {});
     const orderDays: number[] = [];
     if (cad.period === 0) {
@@ -230,7 +262,7 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
       if (day > asOf) continue;
       if (cad.period && rng.chance(0.06)) continue; // a skipped order
       const years = (day - start) / 365;
-      const target = Math.max(2_000, Math.round(size * SEASON[monthOf(day)]! * (1 + 0.12 * years) * Math.exp(rng.normal(0, 0.2))));
+      const target = Math.max(2_000, Math.round(orderSize * SEASON[monthOf(day)]! * (1 + 0.04 * years) * Math.exp(rng.normal(0, 0.2))));
       const { lines, sub, tax } = addInvoiceLines(target, foreign);
       const total = sub + tax;
       const due = day + terms;
@@ -264,6 +296,7 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
       invoices.push(inv);
       if (status !== 'AUTHORISED') continue;
       const base = (cents: number) => Math.round(cents / rate);
+      salesByMonth.set(monthKey(day), (salesByMonth.get(monthKey(day)) ?? 0) + base(sub));
       journals.push({ day, sourceId: id, sourceType: 'ACCREC', lines: [{ code: '610', net: base(total) }, { code: '200', net: -base(sub) }, ...(tax ? [{ code: '820', net: -base(tax) }] : [])].map(fixRounding(base(total))) });
 
       // A credit note now and then (mostly allocated to the invoice).
@@ -483,22 +516,29 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
     const month = date.getUTCMonth();
     if (d > asOf) break;
     if (dom === 1) {
-      bill(landlord, d, 0, [{ desc: `Rent ${isoDay(d).slice(0, 7)}`, code: '469', cents: 420_000 }], cheque, { payDelay: 0 });
+      bill(landlord, d, 0, [{ desc: `Rent ${isoDay(d).slice(0, 7)}`, code: '469', cents: sized(420_000) }], cheque, { payDelay: 0 });
       for (const s of saas) bill(s.c, d, 0, [{ desc: 'Monthly subscription', code: '485', cents: s.cents }], card, { payDelay: 0 });
-      if (month % 3 === 0) bill(insurer, d, 30, [{ desc: 'Business insurance, quarterly', code: '433', cents: 185_000 }], cheque);
+      if (month % 3 === 0) bill(insurer, d, 30, [{ desc: 'Business insurance, quarterly', code: '433', cents: sized(185_000) }], cheque);
       if (month === 7) bill(accountant, d, 30, [{ desc: 'Annual accounts and tax return', code: '412', cents: 330_000 }], cheque);
     }
     if (dom === 12) {
       const winter = [5, 6, 7].includes(month) ? 1.5 : 1;
-      bill(energy, d, 14, [{ desc: 'Electricity', code: '445', cents: Math.round(rng.int(38_000, 52_000) * winter) }], cheque);
+      bill(energy, d, 14, [{ desc: 'Electricity', code: '445', cents: sized(Math.round(rng.int(38_000, 52_000) * winter)) }], cheque);
     }
   }
   progress('recurring bills', 1, 1);
 
-  // Stock purchases, each preceded by a purchase order it references.
+  // Stock purchases, each preceded by a purchase order it references: the profile's share of the sales of the
+  // month the stock is bought in (the previous month's while the current one is incomplete), over the suppliers.
+  const monthSales = (day: number) => {
+    const k = monthKey(day);
+    const v = k === monthKey(asOf) ? salesByMonth.get(monthKey(day - 30)) : salesByMonth.get(k);
+    return v ?? 0;
+  };
   for (const s of stockSuppliers) {
-    for (let d = start + rng.int(0, 14); d <= asOf; d += rng.int(10, 24)) {
-      const cents = Math.round(Math.exp(rng.normal(Math.log(260_000 * scale), 0.35)) * SEASON[monthOf(d)]!);
+    for (let d = start + rng.int(0, 14), gap = rng.int(10, 24); d <= asOf; d += gap, gap = rng.int(10, 24)) {
+      const share = (profile.cogsRatio * monthSales(d) * gap) / 30 / stockSuppliers.length;
+      const cents = Math.max(20_000, Math.round(share * Math.exp(rng.normal(0, 0.15))));
       const poDay = d - rng.int(5, 12);
       poSeq++;
       const poNumber = `PO-${String(poSeq).padStart(4, '0')}`;
@@ -590,11 +630,22 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
   progress('bills', 1, 1);
 
   // ---------------------------------------------------------------- payroll, director, bank-only movements
-  const employees = Array.from({ length: 6 }, (_, i) =>
+  const employees = Array.from({ length: Math.max(3, Math.round(6 * scale)) }, (_, i) =>
     contact(['Mia Chen', 'Liam Walker', 'Ava Nguyen', 'Noah Patel', 'Zoe Murphy', 'Jack Rossi'][i]!, {}, start),
   );
+  const ato = contact('Australian Taxation Office', { supplier: true }, start);
+  const superFund = contact('AustralianSuper (clearing house)', { supplier: true }, start);
   const director = contact('Jane Hart (Director)', {}, start);
   const salaries = employees.map(() => rng.int(210_000, 340_000));
+  /** Australian BAS quarters of the financial year: Q1 Jul-Sep, Q2 Oct-Dec, Q3 Jan-Mar, Q4 Apr-Jun (with the year). */
+  const quarterOf = (day: number) => {
+    const dt = new Date(day * DAY_MS);
+    const m = dt.getUTCMonth();
+    const fy = m >= 6 ? dt.getUTCFullYear() + 1 : dt.getUTCFullYear();
+    return `FY${fy}-Q${m >= 6 ? Math.floor((m - 6) / 3) + 1 : Math.floor((m + 6) / 3) + 1}`;
+  };
+  const paygByQuarter = new Map<string, number>();
+  const superByQuarter = new Map<string, number>();
   const bankTxn = (
     acc: Account,
     type: string,
@@ -604,6 +655,7 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
     cents: number,
     desc: string,
     post = true,
+    sourceType?: string,
   ) => {
     const id = rng.guid();
     const tax = 0; // wages, drawings, fees, interest and transfers carry no GST
@@ -627,10 +679,10 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
       UpdatedDateUTC: msStamp(day, 9),
     });
     const sign = receive ? 1 : -1;
-    moveBank(acc, day, sign * total);
+    moveBank(acc, day, sign * total, type.endsWith('TRANSFER'));
     // A transfer is two bank transactions but one journal.
     if (!post) return;
-    journals.push({ day, sourceId: id, sourceType: receive ? 'CASHREC' : 'CASHPAID', lines: [{ code: acc.Code, net: sign * total }, { code, net: -sign * cents }, ...(tax ? [{ code: '820', net: -sign * tax }] : [])] });
+    journals.push({ day, sourceId: id, sourceType: sourceType ?? (receive ? 'CASHREC' : 'CASHPAID'), lines: [{ code: acc.Code, net: sign * total }, { code, net: -sign * cents }, ...(tax ? [{ code: '820', net: -sign * tax }] : [])] });
   };
   bankTxn(cheque, 'RECEIVE', start + 3, director, '880', 2_000_000, "Director's loan");
   for (let d = start; d <= asOf; d++) {
@@ -638,8 +690,34 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
     const dom = date.getUTCDate();
     if ((d - start) % 14 === 4) {
       employees.forEach((e, i) => bankTxn(cheque, 'SPEND', d, e, '477', salaries[i]!, 'Fortnightly pay'));
+      // On pay day: PAYG withheld from the gross (paid to the ATO with the BAS) and the super guarantee (paid quarterly).
+      const net = salaries.reduce((a, c) => a + c, 0);
+      const payg = Math.round(net * 0.25);
+      const sg = Math.round((net + payg) * 0.115);
+      journals.push({ day: d, sourceId: rng.guid(), sourceType: 'MANJOURNAL', lines: [{ code: '477', net: payg }, { code: '825', net: -payg }] });
+      journals.push({ day: d, sourceId: rng.guid(), sourceType: 'MANJOURNAL', lines: [{ code: '478', net: sg }, { code: '826', net: -sg }] });
+      paygByQuarter.set(quarterOf(d), (paygByQuarter.get(quarterOf(d)) ?? 0) + payg);
+      superByQuarter.set(quarterOf(d), (superByQuarter.get(quarterOf(d)) ?? 0) + sg);
     }
-    if (dom === 15) bankTxn(cheque, 'SPEND', d, director, '880', 300_000, "Director's drawings");
+    // The BAS (GST and PAYG withheld of the quarter) on 28 Oct, 28 Feb, 28 Apr, 28 Jul; super on 28 Jan, Apr, Jul, Oct.
+    if (dom === 28) {
+      const month = date.getUTCMonth();
+      const basFor = { 9: 'Q3', 1: 'Q4', 3: 'Q1', 6: 'Q2' } as Record<number, string>;
+      if (basFor[month]) {
+        const q = quarterOf(d - (month === 1 ? 59 : 28));
+        const gst = -journals.filter((j) => j.sourceType !== 'BAS' && quarterOf(j.day) === q).flatMap((j) => j.lines).filter((l) => l.code === '820').reduce((a, l) => a + l.net, 0);
+        if (gst > 0) bankTxn(cheque, 'SPEND', d, ato, '820', gst, `BAS ${q}: GST`, true, 'BAS');
+        else if (gst < 0) bankTxn(cheque, 'RECEIVE', d, ato, '820', -gst, `BAS ${q}: GST refund`, true, 'BAS');
+        const payg = paygByQuarter.get(q) ?? 0;
+        if (payg > 0) bankTxn(cheque, 'SPEND', d, ato, '825', payg, `BAS ${q}: PAYG withheld`, true, 'BAS');
+      }
+      if ([0, 3, 6, 9].includes(month)) {
+        const q = quarterOf(d - 28);
+        const sg = superByQuarter.get(q) ?? 0;
+        if (sg > 0) bankTxn(cheque, 'SPEND', d, superFund, '826', sg, `Super guarantee ${q}`);
+      }
+    }
+    if (dom === 15) bankTxn(cheque, 'SPEND', d, director, '880', sized(300_000), "Director's drawings");
     if (dom === 28) {
       bankTxn(cheque, 'SPEND', d, null, '404', 2_500, 'Monthly account fee');
       bankTxn(savings, 'RECEIVE', d, null, '270', rng.int(4_000, 9_000), 'Interest');
@@ -649,12 +727,121 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
         bankTxn(from, 'SPEND-TRANSFER', d, null, to.Code, cents, desc);
         bankTxn(to, 'RECEIVE-TRANSFER', d, null, from.Code, cents, desc, false);
       };
-      transfer(cheque, savings, 200_000, 'Transfer to savings');
+      transfer(cheque, savings, sized(200_000), 'Transfer to savings');
       const cardOwing = -bankMoves.get(card.AccountID)!.reduce((a, m) => a + (m.day <= d ? m.cents : 0), 0);
       transfer(cheque, card, cardOwing, 'Credit card repayment');
     }
   }
   progress('bank', 1, 1);
+
+  // ---------------------------------------------------------------- credits and schedules
+  // Drawn last, so that the rest of the generated books do not depend on them.
+  account('835', 'Income in Advance', 'CURRLIAB', 'LIABILITY', { TaxType: 'BASEXCLUDED' });
+  const overpayments: Record<string, unknown>[] = [];
+  const prepayments: Record<string, unknown>[] = [];
+  const repeatingInvoices: Record<string, unknown>[] = [];
+  // A customer paid more than it owed (kept as a credit on Accounts Receivable: Xero's overpayment), and
+  // another paid a deposit before its next order (a prepayment, posted to Income in Advance).
+  const openAud = invoices
+    .filter((i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && (i.CurrencyCode ?? 'AUD') === 'AUD' && Number(i.AmountDue) > 0)
+    .sort((a, b) => String(a.InvoiceID).localeCompare(String(b.InvoiceID)));
+  const credit = (kind: 'Overpayment' | 'Prepayment', inv: Record<string, unknown> | undefined, day: number, cents: number, code: string) => {
+    if (!inv || cents <= 0) return;
+    const who = inv.Contact as { ContactID: string; Name: string };
+    const id = rng.guid();
+    const type = `RECEIVE-${kind.toUpperCase()}`;
+    bankTxn(cheque, type, day, who, code, cents, `${kind} ${who.Name}`, true, kind === 'Overpayment' ? 'AROVERPAYMENT' : 'ARPREPAYMENT');
+    (kind === 'Overpayment' ? overpayments : prepayments).push({
+      [`${kind}ID`]: id,
+      Type: type,
+      Contact: { ContactID: who.ContactID, Name: who.Name },
+      Date: msDate(day),
+      Status: 'AUTHORISED',
+      LineAmountTypes: 'NoTax',
+      LineItems: [{ Description: `${kind} received`, Quantity: 1, UnitAmount: amt(cents), LineAmount: amt(cents), TaxAmount: 0, AccountCode: code }],
+      SubTotal: amt(cents),
+      TotalTax: 0,
+      Total: amt(cents),
+      RemainingCredit: amt(cents),
+      Allocations: [],
+      Payments: [],
+      CurrencyCode: 'AUD',
+      CurrencyRate: 1,
+      UpdatedDateUTC: msStamp(day, 10),
+    });
+  };
+  const opInvoice = openAud[0];
+  credit('Overpayment', opInvoice, asOf - 20, Math.round(Number(opInvoice?.AmountDue ?? 0) * 100 * 0.35), '610');
+  const ppInvoice = openAud.find((i) => (i.Contact as { ContactID: string }).ContactID !== (opInvoice?.Contact as { ContactID: string } | undefined)?.ContactID);
+  credit('Prepayment', ppInvoice, asOf - 9, sized(150_000), '835');
+  // The rent is a repeating bill in the ledger: its next documents are known, not guessed.
+  const rentNow = sized(420_000);
+  const firstOfNext = (() => {
+    const dt = new Date(asOf * DAY_MS);
+    return Math.floor(Date.UTC(dt.getUTCFullYear(), dt.getUTCMonth() + 1, 1) / DAY_MS);
+  })();
+  const firstRent = (() => {
+    const dt = new Date(start * DAY_MS);
+    return dt.getUTCDate() === 1 ? start : Math.floor(Date.UTC(dt.getUTCFullYear(), dt.getUTCMonth() + 1, 1) / DAY_MS);
+  })();
+  repeatingInvoices.push({
+    RepeatingInvoiceID: rng.guid(),
+    Type: 'ACCPAY',
+    Reference: 'Rent',
+    Contact: { ContactID: landlord.ContactID, Name: landlord.Name },
+    Status: 'AUTHORISED',
+    Schedule: {
+      Period: 1,
+      Unit: 'MONTHLY',
+      DueDate: 0,
+      DueDateType: 'DAYSAFTERBILLDATE',
+      StartDate: msDate(firstRent),
+      NextScheduledDate: msDate(firstOfNext),
+    },
+    LineAmountTypes: 'Exclusive',
+    LineItems: [{ Description: 'Rent [Month Year]', Quantity: 1, UnitAmount: amt(rentNow), LineAmount: amt(rentNow), TaxAmount: amt(Math.round(rentNow / 10)), AccountCode: '469', TaxType: 'INPUT' }],
+    SubTotal: amt(rentNow),
+    TotalTax: amt(Math.round(rentNow / 10)),
+    Total: amt(rentNow + Math.round(rentNow / 10)),
+    CurrencyCode: 'AUD',
+  });
+  progress('credits and schedules', 1, 1);
+
+  // ---------------------------------------------------------------- cash on the day, and the opening balances
+  const allMoves = [...bankMoves.values()].flat().filter((m) => m.day <= asOf);
+  /** Average weekly money out over the last 13 weeks (transfers between own accounts aside). */
+  const weeklyOut = -allMoves.filter((m) => m.day > asOf - 91 && m.cents < 0 && !m.transfer).reduce((a, m) => a + m.cents, 0) / 13;
+  if (profile.lumpyBill) {
+    const lb = profile.lumpyBill;
+    const s = contact(lb.supplier, { supplier: true }, asOf - 400);
+    bill(s, asOf - 6, lb.inDays + 6, [{ desc: lb.desc, code: '310', cents: Math.round(lb.weeks * weeklyOut) }], cheque, { unpaid: true, reference: 'SHIPMENT' });
+  }
+  // The opening balances make cash on the day the profile's weeks of outflows; savings hold a fixed reserve.
+  const savingsOpening = sized(4_000_000);
+  const target = Math.round(profile.cashWeeks * weeklyOut);
+  let netMoves = allMoves.reduce((a, m) => a + m.cents, 0);
+  // A profitable business would otherwise have started with less than nothing: its owners took the profits out
+  // as quarterly dividends, so that it started with a few weeks of outflows.
+  const floor = Math.round(7 * weeklyOut);
+  if (target - savingsOpening - netMoves < floor) {
+    const surplus = floor - (target - savingsOpening - netMoves);
+    const days: number[] = [];
+    for (let d = start + 90; d <= asOf - 30; d++) {
+      const dt = new Date(d * DAY_MS);
+      if (dt.getUTCDate() === 20 && dt.getUTCMonth() % 3 === 0) days.push(d);
+    }
+    let left = surplus;
+    days.forEach((d, i) => {
+      const cents = i === days.length - 1 ? left : Math.round(surplus / days.length);
+      left -= cents;
+      bankTxn(cheque, 'SPEND', d, director, '970', cents, 'Dividend');
+    });
+    netMoves -= surplus;
+  }
+  const chequeOpening = target - savingsOpening - netMoves;
+  journals.push({ day: start - 1, sourceId: rng.guid(), sourceType: 'MANJOURNAL', lines: [{ code: '090', net: chequeOpening }, { code: '091', net: savingsOpening }, { code: '970', net: -(chequeOpening + savingsOpening) }] });
+  moveBank(cheque, start - 1, chequeOpening);
+  moveBank(savings, start - 1, savingsOpening);
 
   // ---------------------------------------------------------------- journals, bank summary, organisation
   journals.sort((a, b) => a.day - b.day);
@@ -732,6 +919,9 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
     'Contacts.json': pages('Contacts', contacts),
     'Invoices.json': pages('Invoices', invoices),
     'CreditNotes.json': { CreditNotes: creditNotes },
+    'Overpayments.json': { Overpayments: overpayments },
+    'Prepayments.json': { Prepayments: prepayments },
+    'RepeatingInvoices.json': { RepeatingInvoices: repeatingInvoices },
     'PurchaseOrders.json': pages('PurchaseOrders', purchaseOrders),
     'Payments.json': pages('Payments', payments),
     'BankTransactions.json': pages('BankTransactions', bankTxns),

@@ -3,8 +3,9 @@
  * Accounting API response bodies into one organisation's ledger tables.
  *
  * DIR holds Organisation.json, Contacts.json, Accounts.json, Invoices.json,
- * CreditNotes.json, PurchaseOrders.json, Payments.json, BankTransactions.json,
- * BankSummary.json and Journals.json (decisions.md). Each file holds one
+ * CreditNotes.json, Overpayments.json, Prepayments.json, PurchaseOrders.json,
+ * Payments.json, BankTransactions.json, BankSummary.json, Journals.json and
+ * RepeatingInvoices.json (decisions.md; the last three are additions). Each file holds one
  * response body or an array of page bodies; an absent file means no records
  * of that kind; every other file of the folder is reported as skipped with the
  * reason, and a folder with none of these files is an error. Organisation.json
@@ -61,9 +62,6 @@ export interface SkippedFile {
  * after one is reported as skipped with this reason, not silently passed over.
  */
 const NOT_READ: Record<string, string> = {
-  'RepeatingInvoices.json': 'repeating invoices are not imported yet (the forecast detects recurring bills from history)',
-  'Overpayments.json': 'overpayments are not imported yet (Invoices.json AmountCredited already counts those allocated)',
-  'Prepayments.json': 'prepayments are not imported yet (Invoices.json AmountCredited already counts those allocated)',
   'ManualJournals.json': 'manual journals are read through Journals.json',
   'Items.json': 'items are not used',
   'TaxRates.json': 'tax rates are not used',

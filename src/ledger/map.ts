@@ -27,8 +27,11 @@ import {
   XeroInvoice,
   XeroJournal,
   XeroOrganisation,
+  XeroOverpayment,
   XeroPayment,
+  XeroPrepayment,
   XeroPurchaseOrder,
+  XeroRepeatingInvoice,
   type XeroEmbeddedPaymentT,
   type XeroLineItemT,
   type XeroReportRowT,
@@ -56,6 +59,7 @@ export type PurchaseOrderRow = typeof s.purchaseOrders.$inferInsert;
 export type PurchaseOrderLineRow = typeof s.purchaseOrderLines.$inferInsert;
 export type BankTransactionRow = typeof s.bankTransactions.$inferInsert;
 export type JournalLineRow = typeof s.journalLines.$inferInsert;
+export type RepeatingInvoiceRow = typeof s.repeatingInvoices.$inferInsert;
 
 /** What the ledger says about the organisation itself. */
 export interface OrganisationUpdate {
@@ -136,6 +140,10 @@ export const SOURCE_OF_TYPE = {
   ACCPAY: 'LEDGER_BILL',
   ACCRECCREDIT: 'LEDGER_CREDIT_NOTE',
   ACCPAYCREDIT: 'LEDGER_CREDIT_NOTE',
+  'RECEIVE-OVERPAYMENT': 'LEDGER_OVERPAYMENT',
+  'SPEND-OVERPAYMENT': 'LEDGER_OVERPAYMENT',
+  'RECEIVE-PREPAYMENT': 'LEDGER_PREPAYMENT',
+  'SPEND-PREPAYMENT': 'LEDGER_PREPAYMENT',
 } as const;
 
 const PAYMENT_TYPE_OF = {
@@ -143,6 +151,10 @@ const PAYMENT_TYPE_OF = {
   ACCPAY: 'ACCPAYPAYMENT',
   ACCRECCREDIT: 'ARCREDITPAYMENT',
   ACCPAYCREDIT: 'APCREDITPAYMENT',
+  'RECEIVE-OVERPAYMENT': 'AROVERPAYMENTPAYMENT',
+  'SPEND-OVERPAYMENT': 'APOVERPAYMENTPAYMENT',
+  'RECEIVE-PREPAYMENT': 'ARPREPAYMENTPAYMENT',
+  'SPEND-PREPAYMENT': 'APPREPAYMENTPAYMENT',
 } as const;
 
 /** Xero's DiscountRate is a percentage (50 = 50% off); the store keeps the fraction (0.5). */
@@ -418,6 +430,110 @@ export function mapCreditNote(raw: unknown, ctx: MapContext): MappedCashItem {
   };
 }
 
+/**
+ * An overpayment or prepayment (GET /Overpayments, /Prepayments): a credit of
+ * the contact's, stored like a credit note (its own source) so that what is
+ * left of it (RemainingCredit, `amountDue`) reduces what the contact owes or
+ * is owed (docs/import.md#credits). Allocations apply it to invoices and
+ * bills; its Payments are refunds.
+ */
+export function mapPrepaidCredit(kind: 'Overpayments' | 'Prepayments', raw: unknown, ctx: MapContext): MappedCashItem {
+  const cp = kind === 'Overpayments' ? parseWith(XeroOverpayment, raw) : parseWith(XeroPrepayment, raw);
+  const id = 'OverpaymentID' in cp ? cp.OverpaymentID : cp.PrepaymentID;
+  const total = decimalOf(cp.Total);
+  const refunded = canonical(sum((cp.Payments ?? []).map((p) => decimalOf(p.Amount))));
+  const allocatedSum = cp.Allocations ? canonical(sum(cp.Allocations.map((a) => decimalOf(a.Amount)))) : null;
+  // Xero gives RemainingCredit; without it, the total less what was allocated and refunded.
+  const remaining =
+    optDecimalOf(cp.RemainingCredit) ?? (cp.Status === 'AUTHORISED' ? canonical(dec(total).minus(allocatedSum ?? '0').minus(refunded)) : '0');
+  const allocated = canonical(dec(total).minus(remaining).minus(refunded));
+  const receive = cp.Type.startsWith('RECEIVE');
+  const item: CashItemRow = {
+    orgId: ctx.orgId,
+    id,
+    source: SOURCE_OF_TYPE[cp.Type],
+    ledgerType: cp.Type,
+    number: null,
+    reference: cp.Reference ?? null,
+    contactId: cp.Contact?.ContactID ?? null,
+    ledgerStatus: cp.Status,
+    status: cashStatus(cp.Status),
+    currency: currencyOf(cp.CurrencyCode, ctx),
+    currencyRate: optDecimalOf(cp.CurrencyRate),
+    lineAmountTypes: textOf(cp.LineAmountTypes),
+    issueDate: cp.Date ?? null,
+    dueDate: null,
+    paidDate: null,
+    sortDate: sortDateOf('Date', cp.UpdatedDateUTC, cp.Date),
+    subTotal: decimalOf(cp.SubTotal),
+    totalTax: decimalOf(cp.TotalTax),
+    total,
+    amountDue: remaining,
+    amountPaid: refunded,
+    amountCredited: allocated,
+    remainingCredit: remaining,
+    ledgerUpdatedAt: cp.UpdatedDateUTC ?? null,
+    lastSyncedAt: ctx.now,
+  };
+  return {
+    item,
+    lines: mapLineItems(cp.LineItems, id, cp.Type, ctx),
+    payments: mapEmbeddedPayments(cp.Payments, id, cp.Type, ctx),
+    allocations:
+      cp.Allocations === undefined || cp.Allocations === null
+        ? null
+        : cp.Allocations.map((a, seq) => ({
+            orgId: ctx.orgId,
+            creditNoteId: id,
+            seq,
+            invoiceId: textOf(a.Invoice?.InvoiceID),
+            invoiceNumber: textOf(a.Invoice?.InvoiceNumber),
+            amount: decimalOf(a.Amount),
+            date: a.Date ?? null,
+          })),
+    appliedCredits: [],
+    contact: contactStub(cp.Contact, receive ? 'customer' : 'supplier', ctx),
+  };
+}
+
+/**
+ * A repeating invoice or bill (GET /RepeatingInvoices): a schedule. Its
+ * category is the account of its largest line, like a document's.
+ */
+export function mapRepeatingInvoice(raw: unknown, ctx: MapContext): { row: RepeatingInvoiceRow; contact: ContactRow | null } {
+  const r = parseWith(XeroRepeatingInvoice, raw);
+  const sch = r.Schedule;
+  let largest: { code: string | null; amount: number } | null = null;
+  for (const li of r.LineItems ?? []) {
+    const amount = Math.abs(Number(li.LineAmount ?? 0));
+    if (!largest || amount > largest.amount) largest = { code: textOf(li.AccountCode), amount };
+  }
+  const row: RepeatingInvoiceRow = {
+    orgId: ctx.orgId,
+    id: r.RepeatingInvoiceID,
+    ledgerType: r.Type,
+    contactId: r.Contact?.ContactID ?? null,
+    status: r.Status,
+    reference: textOf(r.Reference),
+    period: sch.Period ?? 1,
+    unit: sch.Unit,
+    dueDay: sch.DueDate ?? 0,
+    dueDateType: textOf(sch.DueDateType) ?? 'DAYSAFTERBILLDATE',
+    startDate: sch.StartDate ?? null,
+    endDate: sch.EndDate ?? null,
+    nextScheduledDate: sch.NextScheduledDate ?? null,
+    currency: currencyOf(r.CurrencyCode, ctx),
+    lineAmountTypes: textOf(r.LineAmountTypes),
+    subTotal: decimalOf(r.SubTotal),
+    totalTax: decimalOf(r.TotalTax),
+    total: decimalOf(r.Total),
+    accountCode: largest?.code ?? null,
+    lastSyncedAt: ctx.now,
+  };
+  if (row.period < 1) throw new XeroValidationError('Schedule.Period', `must be 1 or more, got ${row.period}`);
+  return { row, contact: contactStub(r.Contact, r.Type === 'ACCREC' ? 'customer' : 'supplier', ctx) };
+}
+
 export function mapPurchaseOrder(raw: unknown, ctx: MapContext): MappedPurchaseOrder {
   const po = parseWith(XeroPurchaseOrder, raw);
   const id = po.PurchaseOrderID;
@@ -474,7 +590,11 @@ export function mapPayment(raw: unknown, ctx: MapContext): PaymentRow {
   return {
     orgId: ctx.orgId,
     id: p.PaymentID,
-    itemId: textOf(p.Invoice?.InvoiceID) ?? textOf(p.CreditNote?.CreditNoteID),
+    itemId:
+      textOf(p.Invoice?.InvoiceID) ??
+      textOf(p.CreditNote?.CreditNoteID) ??
+      textOf(p.Overpayment?.OverpaymentID) ??
+      textOf(p.Prepayment?.PrepaymentID),
     bankAccountId: textOf(p.Account?.AccountID),
     date: p.Date,
     amount: decimalOf(p.Amount),
@@ -646,11 +766,14 @@ export const RESOURCES = [
   'Accounts',
   'Invoices',
   'CreditNotes',
+  'Overpayments',
+  'Prepayments',
   'PurchaseOrders',
   'Payments',
   'BankTransactions',
   'BankSummary',
   'Journals',
+  'RepeatingInvoices',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -661,6 +784,9 @@ export const BODY_KEYS: Record<Resource, { array: string; id: string } | null> =
   Accounts: { array: 'Accounts', id: 'AccountID' },
   Invoices: { array: 'Invoices', id: 'InvoiceID' },
   CreditNotes: { array: 'CreditNotes', id: 'CreditNoteID' },
+  Overpayments: { array: 'Overpayments', id: 'OverpaymentID' },
+  Prepayments: { array: 'Prepayments', id: 'PrepaymentID' },
+  RepeatingInvoices: { array: 'RepeatingInvoices', id: 'RepeatingInvoiceID' },
   PurchaseOrders: { array: 'PurchaseOrders', id: 'PurchaseOrderID' },
   Payments: { array: 'Payments', id: 'PaymentID' },
   BankTransactions: { array: 'BankTransactions', id: 'BankTransactionID' },
@@ -673,8 +799,15 @@ export interface LedgerBatch {
   organisation: OrganisationUpdate | null;
   contacts: ContactRow[];
   accounts: AccountRow[];
-  /** Cash items: invoices, bills and credit notes. */
+  /** Cash items: invoices, bills, credit notes, overpayments and prepayments. */
   cashItems: MappedCashItem[];
+  /**
+   * Repeating invoices and bills: null when the batch carries none; a list is
+   * the organisation's whole set (the ledger answers it whole), replacing the
+   * stored one.
+   */
+  repeatingInvoices: RepeatingInvoiceRow[] | null;
+  repeatingContacts: ContactRow[];
   purchaseOrders: MappedPurchaseOrder[];
   payments: PaymentRow[];
   bankTransactions: MappedBankTransaction[];
@@ -688,6 +821,8 @@ export function emptyBatch(): LedgerBatch {
     contacts: [],
     accounts: [],
     cashItems: [],
+    repeatingInvoices: null,
+    repeatingContacts: [],
     purchaseOrders: [],
     payments: [],
     bankTransactions: [],
@@ -740,6 +875,8 @@ function recordLabel(resource: Resource, record: unknown): string | null {
  */
 export function mapPage(resource: Resource, body: unknown, ctx: MapContext, batch: LedgerBatch = emptyBatch()): LedgerBatch {
   const records = recordsOf(resource, body);
+  // A body of repeating invoices is the whole list, even an empty one.
+  if (resource === 'RepeatingInvoices') batch.repeatingInvoices ??= [];
   records.forEach((record, i) => {
     try {
       mapRecordInto(resource, record, ctx, batch);
@@ -773,6 +910,16 @@ function mapRecordInto(resource: Resource, record: unknown, ctx: MapContext, bat
     case 'CreditNotes':
       batch.cashItems.push(mapCreditNote(record, ctx));
       return;
+    case 'Overpayments':
+    case 'Prepayments':
+      batch.cashItems.push(mapPrepaidCredit(resource, record, ctx));
+      return;
+    case 'RepeatingInvoices': {
+      const m = mapRepeatingInvoice(record, ctx);
+      (batch.repeatingInvoices ??= []).push(m.row);
+      if (m.contact) batch.repeatingContacts.push(m.contact);
+      return;
+    }
     case 'PurchaseOrders':
       batch.purchaseOrders.push(mapPurchaseOrder(record, ctx));
       return;

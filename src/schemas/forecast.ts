@@ -196,7 +196,11 @@ export const DailySummaryResponse = z
         total: SummaryBucket,
         unallocatedCredit: SummaryBucket.optional().openapi({
           description:
-            'Receivable credit notes not yet allocated to an invoice (remaining credit, base currency). total.amount minus this is the balance of the ledger\'s Accounts Receivable account (account-balances), the net figure a customer ledger shows.',
+            'Receivable credit notes and overpayments not yet allocated to an invoice (remaining credit, base currency). total.amount minus this is the balance of the ledger\'s Accounts Receivable account (account-balances), the net figure a customer ledger shows.',
+        }),
+        unallocatedPrepayments: SummaryBucket.optional().openapi({
+          description:
+            'Prepayments received and not yet allocated to an invoice (remaining credit, base currency). Like unallocatedCredit they reduce what customers will still pay, but Xero posts them to the account their lines name (income in advance), not Accounts Receivable.',
         }),
       })
       .openapi({

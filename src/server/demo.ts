@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { and, eq, isNull, like, or, inArray } from 'drizzle-orm';
 import type { Db } from '../store/db.js';
 import * as s from '../store/schema.js';
-import { generateDemo, writeXeroFiles } from '../demo/generate.js';
+import { generateDemo, ROASTER, WHOLESALER, writeXeroFiles } from '../demo/generate.js';
 import { importDirectory } from '../ledger/import.js';
 import {
   createKey,
@@ -32,8 +32,8 @@ import type { LlmConfig } from '../domain/brief/llm.js';
 
 export const DEMO_PARTNER_ID = '00000000-0000-4000-8000-0000000000a1';
 export const DEMO_ORGS = [
-  { id: '00000000-0000-4000-8000-000000000d01', name: 'Harbour & Vine Supplies', seed: 20_240_601, scale: 1, plan: 'Wallet' },
-  { id: '00000000-0000-4000-8000-000000000d02', name: 'Cobalt Coffee Roasters', seed: 7_331, scale: 0.35, plan: 'Pocket' },
+  { id: '00000000-0000-4000-8000-000000000d01', name: 'Harbour & Vine Supplies', seed: 20_240_601, scale: 1, plan: 'Wallet', profile: WHOLESALER },
+  { id: '00000000-0000-4000-8000-000000000d02', name: 'Cobalt Coffee Roasters', seed: 7_331, scale: 0.35, plan: 'Pocket', profile: ROASTER },
 ] as const;
 
 export interface DemoKeys {
@@ -63,7 +63,7 @@ export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { l
     if (!existing) {
       await createOrg(db, { id: demo.id, name: demo.name, plan: demo.plan, ownerName: 'Demo owner', now });
     }
-    const out = generateDemo({ seed: demo.seed, asOf: now, scale: demo.scale, name: demo.name, onProgress: (step, d, t) => progress(`generate ${demo.name}: ${step}`, d, t) });
+    const out = generateDemo({ seed: demo.seed, asOf: now, scale: demo.scale, name: demo.name, profile: demo.profile, onProgress: (step, d, t) => progress(`generate ${demo.name}: ${step}`, d, t) });
     const dir = mkdtempSync(join(tmpdir(), 'cashline-demo-'));
     try {
       writeXeroFiles(dir, out.files);

@@ -43,6 +43,7 @@ import type {
   OrganisationUpdate,
   PaymentRow,
   PurchaseOrderLineRow,
+  RepeatingInvoiceRow,
 } from '../ledger/map.js';
 
 export class LedgerWriteError extends Error {}
@@ -369,6 +370,14 @@ const JOURNAL_LINES: UpsertSpec = {
   chunk: 10_000,
 };
 
+// The ledger answers a schedule whole: every column is its current value (a removed end date is null).
+const REPEATING_INVOICES: UpsertSpec = {
+  table: s.repeatingInvoices,
+  key: ['id'],
+  modes: { contactId: 'set', reference: 'set', startDate: 'set', endDate: 'set', nextScheduledDate: 'set', lineAmountTypes: 'set', accountCode: 'set' },
+  chunk: 1000,
+};
+
 const LINE_CHUNK = 20_000;
 
 // ---------------------------------------------------------------------------
@@ -538,6 +547,23 @@ export async function upsertBankTransactions(db: Db, orgId: string, rows: readon
   return (await upsert(db, orgId, BANK_TRANSACTIONS, rows, 'bank transactions')).size;
 }
 
+/**
+ * Replaces the organisation's repeating invoices and bills with `rows` (the
+ * ledger's whole list): new and changed schedules are written, the ones the
+ * ledger no longer lists are deleted. Returns rows written plus deleted.
+ */
+export async function replaceRepeatingInvoices(db: Db, orgId: string, rows: readonly RepeatingInvoiceRow[]): Promise<number> {
+  checkOrg(orgId, rows, 'repeating invoices');
+  const gone = await queryRows<{ id: string }>(
+    db,
+    sql`delete from repeating_invoices
+        where org_id = ${orgId} and id not in (select json_array_elements_text(${JSON.stringify(rows.map((r) => r.id))}::json))
+        returning id`,
+  );
+  const deleted = gone.length;
+  return deleted + (await upsert(db, orgId, REPEATING_INVOICES, rows, 'repeating invoices')).size;
+}
+
 /** Journal lines (journals are immutable in Xero: a re-import rewrites the same values). */
 export async function upsertJournalLines(db: Db, orgId: string, rows: readonly JournalLineRow[]): Promise<number> {
   return (await upsert(db, orgId, JOURNAL_LINES, rows, 'journal lines')).size;
@@ -583,6 +609,7 @@ export interface BatchWritten {
   bankTransactions: number;
   bankBalances: number;
   journalLines: number;
+  repeatingInvoices: number;
 }
 
 /**
@@ -611,6 +638,7 @@ export async function writeLedgerBatch(
     bankTransactions: 0,
     bankBalances: 0,
     journalLines: 0,
+    repeatingInvoices: 0,
   };
   const step = async (resource: string, total: number, run: () => Promise<void>) => {
     await run();
@@ -631,6 +659,7 @@ export async function writeLedgerBatch(
     ...batch.cashItems.map((m) => m.contact),
     ...batch.purchaseOrders.map((m) => m.contact),
     ...batch.bankTransactions.map((m) => m.contact),
+    ...batch.repeatingContacts,
   ].filter((c): c is ContactRow => c !== null);
   w.contacts += await insertContactRefs(db, orgId, contactRefs);
   const accountRefs = [
@@ -667,6 +696,12 @@ export async function writeLedgerBatch(
   await step('Journals', batch.journalLines.length, async () => {
     w.journalLines = await upsertJournalLines(db, orgId, batch.journalLines);
   });
+  if (batch.repeatingInvoices) {
+    const list = batch.repeatingInvoices;
+    await step('RepeatingInvoices', list.length, async () => {
+      w.repeatingInvoices = await replaceRepeatingInvoices(db, orgId, list);
+    });
+  }
   return w;
 }
 

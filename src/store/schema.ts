@@ -350,6 +350,46 @@ export const purchaseOrders = pgTable(
   ],
 );
 
+/**
+ * Xero repeating invoices and bills (GET /RepeatingInvoices): the schedules
+ * the ledger will turn into documents. The ledger answers the whole list each
+ * time (no paging, no If-Modified-Since), so a sync or import replaces the
+ * organisation's set. The forecast projects their occurrences
+ * (docs/forecast.md#schedules).
+ */
+export const repeatingInvoices = pgTable(
+  'repeating_invoices',
+  {
+    orgId: text('org_id').notNull().references(() => organisations.id),
+    /** Xero RepeatingInvoiceID. */
+    id: text('id').notNull(),
+    /** ACCREC (sales invoices) or ACCPAY (bills). */
+    ledgerType: text('ledger_type').notNull(),
+    contactId: text('contact_id'),
+    /** DRAFT, AUTHORISED or DELETED. */
+    status: text('status').notNull(),
+    reference: text('reference'),
+    /** Schedule: every `period` `unit`s (WEEKLY or MONTHLY). */
+    period: integer('period').notNull(),
+    unit: text('unit').notNull(),
+    /** Due date rule: `due_day` with Xero's DueDateType. */
+    dueDay: integer('due_day').notNull(),
+    dueDateType: text('due_date_type').notNull(),
+    startDate: day('start_date'),
+    endDate: day('end_date'),
+    nextScheduledDate: day('next_scheduled_date'),
+    currency: text('currency').notNull(),
+    lineAmountTypes: text('line_amount_types'),
+    subTotal: money('sub_total').notNull(),
+    totalTax: money('total_tax').notNull(),
+    total: money('total').notNull(),
+    /** The account code of the largest line (the forecast's category). */
+    accountCode: text('account_code'),
+    lastSyncedAt: ts('last_synced_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.id] })],
+);
+
 export const purchaseOrderLines = pgTable(
   'purchase_order_lines',
   {

@@ -8,9 +8,10 @@
  * docs/sync.md describes it.
  *
  * Endpoints (under /api.xro/2.0, bearer token and `xero-tenant-id` required):
- *   GET /Organisation, /Accounts (unpaged), /Contacts, /Invoices, /CreditNotes,
- *   /PurchaseOrders, /Payments, /BankTransactions (`page`, `pageSize` ≤ 1000,
- *   a `pagination` block), /Journals (`offset`: 100 journals after that
+ *   GET /Organisation, /Accounts and /RepeatingInvoices (unpaged; Xero ignores
+ *   If-Modified-Since on the latter), /Contacts, /Invoices, /CreditNotes,
+ *   /Overpayments, /Prepayments, /PurchaseOrders, /Payments,
+ *   /BankTransactions (`page`, `pageSize` ≤ 1000, a `pagination` block), /Journals (`offset`: 100 journals after that
  *   JournalNumber), /Reports/BankSummary.
  *   `If-Modified-Since` (HTTP date or ISO 8601, UTC) keeps the records whose
  *   UpdatedDateUTC is at or after it (inclusive); records are ordered by
@@ -26,7 +27,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { parseXeroTimestamp, toMsDate } from '../ledger/xero/dates.js';
 import type { XeroFiles } from '../demo/generate.js';
 
-export const XERO_PAGED = ['Contacts', 'Invoices', 'CreditNotes', 'PurchaseOrders', 'Payments', 'BankTransactions'] as const;
+export const XERO_PAGED = ['Contacts', 'Invoices', 'CreditNotes', 'Overpayments', 'Prepayments', 'PurchaseOrders', 'Payments', 'BankTransactions'] as const;
 export type PagedResource = (typeof XERO_PAGED)[number];
 export const MAX_PAGE_SIZE = 1000;
 export const JOURNALS_PER_CALL = 100;
@@ -34,10 +35,13 @@ export const ACCESS_TOKEN_TTL_S = 1800;
 
 type Rec = Record<string, unknown>;
 
-const ID_FIELD: Record<PagedResource | 'Accounts', string> = {
+const ID_FIELD: Record<PagedResource | 'Accounts' | 'RepeatingInvoices', string> = {
   Contacts: 'ContactID',
   Invoices: 'InvoiceID',
   CreditNotes: 'CreditNoteID',
+  Overpayments: 'OverpaymentID',
+  Prepayments: 'PrepaymentID',
+  RepeatingInvoices: 'RepeatingInvoiceID',
   PurchaseOrders: 'PurchaseOrderID',
   Payments: 'PaymentID',
   BankTransactions: 'BankTransactionID',
@@ -48,7 +52,7 @@ const ID_FIELD: Record<PagedResource | 'Accounts', string> = {
 export interface XeroDataset {
   tenantId: string;
   organisation: Rec;
-  records: Record<PagedResource | 'Accounts', Rec[]>;
+  records: Record<PagedResource | 'Accounts' | 'RepeatingInvoices', Rec[]>;
   journals: Rec[];
   /** The Reports/BankSummary body ({Reports: [...]}). */
   bankSummary: Rec;
@@ -65,7 +69,7 @@ export function datasetFromFiles(files: XeroFiles): XeroDataset {
   const orgBody = files['Organisation.json'] as { Organisations: Rec[] } | undefined;
   const organisation = orgBody?.Organisations?.[0] ?? { OrganisationID: randomUUID(), Name: 'Xero test organisation', BaseCurrency: 'AUD' };
   const records = {} as XeroDataset['records'];
-  for (const r of [...XERO_PAGED, 'Accounts'] as const) records[r] = flatten(files[`${r}.json`], r);
+  for (const r of [...XERO_PAGED, 'Accounts', 'RepeatingInvoices'] as const) records[r] = flatten(files[`${r}.json`], r);
   return {
     tenantId: String(organisation.OrganisationID),
     organisation,
@@ -164,7 +168,9 @@ export interface XeroServer {
   /** Refresh tokens expired (60 days unused): refreshing answers invalid_grant. */
   expireRefreshTokens(): void;
   /** Adds or changes a record, stamping UpdatedDateUTC with the server's now (after any stamp it holds). */
-  upsert(resource: PagedResource | 'Accounts', record: Rec): void;
+  upsert(resource: PagedResource | 'Accounts' | 'RepeatingInvoices', record: Rec): void;
+  /** Removes a record (a repeating invoice the user deleted disappears from the list). */
+  remove(resource: PagedResource | 'Accounts' | 'RepeatingInvoices', id: string): void;
   close(): Promise<void>;
 }
 
@@ -321,6 +327,7 @@ export async function startXeroServer(opts: XeroServerOptions): Promise<XeroServ
     if (path === '/Organisation') return json(res, 200, { ...envelope(), Organisations: [data.organisation] });
     if (path === '/Reports/BankSummary') return json(res, 200, { ...envelope(), ...data.bankSummary });
     if (path === '/Accounts') return json(res, 200, { ...envelope(), Accounts: sorted(data.records.Accounts, 'AccountID').filter((r) => fresh(r)) });
+    if (path === '/RepeatingInvoices') return json(res, 200, { ...envelope(), RepeatingInvoices: sorted(data.records.RepeatingInvoices, 'RepeatingInvoiceID') });
     if (path === '/Journals') {
       const offsetText = url.searchParams.get('offset') ?? '0';
       if (!/^\d+$/.test(offsetText)) return problem(res, 400, 'Bad Request', 'offset must be a whole number');
@@ -426,6 +433,12 @@ export async function startXeroServer(opts: XeroServerOptions): Promise<XeroServ
       const i = list.findIndex((r) => r[idField] === record[idField]);
       if (i >= 0) list[i] = stamped;
       else list.push(stamped);
+      sortedCache.delete(list);
+    },
+    remove(resource, id) {
+      const list = data.records[resource];
+      const i = list.findIndex((r) => r[ID_FIELD[resource]] === id);
+      if (i >= 0) list.splice(i, 1);
       sortedCache.delete(list);
     },
     async close() {

@@ -90,6 +90,7 @@ export const LEDGER_TABLES: Record<string, string> = {
   purchase_order_lines: 'purchase_order_id, line_number',
   bank_transactions: 'id',
   journal_lines: 'journal_id, id',
+  repeating_invoices: 'id',
 };
 
 /** Every ledger row of the organisation, without org_id (so two organisations compare). */

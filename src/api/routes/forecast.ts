@@ -244,7 +244,7 @@ export function registerForecast(app: ApiApp): void {
       loadCashEvents(db, orgId, addDays(asOf, -6), asOf),
       countPendingAnomalies(db, orgId, asOf, { factor: ANOMALY_FACTOR, historyDays: ANOMALY_HISTORY_DAYS, minHistory: ANOMALY_MIN_HISTORY }),
       arAgeingInStore(db, orgId, asOf),
-      unallocatedCredit(db, orgId, 'ACCRECCREDIT'),
+      unallocatedCredit(db, orgId, 'AR'),
       countBankAccounts(db, orgId),
       fromLatestSnapshot(db, orgId, 'outlook', (id) => outlookOfSnapshot(db, orgId, id)),
     ]);
@@ -266,7 +266,7 @@ export function registerForecast(app: ApiApp): void {
       cashToday: { amount: cp.effectiveStartingCash, currency: cp.currency, source: cp.source },
       bankAccounts,
       last7d: { inflow: l7.inflow, outflow: l7.outflow, net: l7.net, topInflows, topOutflows },
-      ar: { ...ar, unallocatedCredit: credit },
+      ar: { ...ar, unallocatedCredit: credit.account, unallocatedPrepayments: credit.prepayments },
       forecast13w: f13 ?? { endingCash: null, lowestClosingCash: null, lowestWeekStart: null, breakEvenDate: null },
       anomalies: { pending: anomalies },
       narrative: narrative({ currency: cp.currency, cashToday: cp.effectiveStartingCash, bankAccounts, last7d: l7, ar, forecast13w: f13 }),

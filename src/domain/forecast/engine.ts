@@ -20,9 +20,11 @@ import { matchPurchaseOrders, type SuppressedReason } from './purchase-orders.js
 import { detectCadence, isActive, nextOccurrences } from './recurring.js';
 import { countOf, countsMedian, countsQuantiles, LOOKBACK, summariseHistory } from './history.js';
 import { gapModel, renewalDensity } from './renewal.js';
+import { isGenerating, scheduleOccurrences, scheduledDueDay } from './schedules.js';
 import type {
   CashPosition,
   CategoryEntry,
+  ContactCredit,
   ForecastInput,
   ForecastPayload,
   ForecastWeek,
@@ -63,6 +65,8 @@ export interface PItem {
   /** Exact amounts, parsed on first use (most of history never needs them). */
   total$?: Amount;
   due$?: Amount;
+  /** What is still expected after the contact's unallocated credits (applyCredits); the amount due without any. */
+  owed$?: Amount;
 }
 
 interface OrderEv {
@@ -94,6 +98,8 @@ interface PointPrediction {
   amount: Amount;
   accountId: string | null;
   statistical: boolean;
+  /** A customer's payment: moved by the scenario's payment-delay shift. */
+  customer?: boolean;
 }
 
 export interface PreparedForecast {
@@ -158,6 +164,40 @@ export function dueOf(it: PItem): Amount {
   return (it.due$ ??= amountOf(it.src.amountDue));
 }
 
+/** What the forecast still expects of an open item: its amount due less the credit applied to it (applyCredits). */
+export function owedOf(it: PItem): Amount {
+  return it.owed$ ?? dueOf(it);
+}
+
+/**
+ * Nets each contact's unallocated credit off its open AUTHORISED documents of
+ * the same side, oldest due date first (as a bookkeeper allocates): the
+ * forecast then expects only what is left (docs/forecast.md#credits). Credit
+ * beyond the contact's open documents waits for documents not yet issued and
+ * is not projected.
+ */
+function applyCredits(open: readonly PItem[], credits: readonly ContactCredit[]): void {
+  const left = new Map<string, Dec>();
+  for (const c of credits) {
+    const key = `${c.kind}:${c.contactId}`;
+    const a = new D(c.amount);
+    if (a.gt(0)) left.set(key, (left.get(key) ?? new D(0)).plus(a));
+  }
+  if (left.size === 0) return;
+  const ordered = open
+    .filter((it) => it.src.status === 'AUTHORISED' && it.src.contactId !== null && left.has(`${it.src.kind}:${it.src.contactId}`) && isPositive(dueOf(it)))
+    .sort((a, b) => (a.due ?? a.issue ?? 0) - (b.due ?? b.issue ?? 0) || cmpStr(a.src.id, b.src.id));
+  for (const it of ordered) {
+    const key = `${it.src.kind}:${it.src.contactId}`;
+    const credit = left.get(key)!;
+    if (credit.lte(0)) continue;
+    const due = toDec(dueOf(it));
+    const take = D.min(credit, due);
+    it.owed$ = amountOf(due.minus(take));
+    left.set(key, credit.minus(take));
+  }
+}
+
 
 // ---------------------------------------------------------------------------
 // prepare
@@ -191,6 +231,8 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
       pipelineTotal += toF(dueOf(it)) || it.totalF;
     }
   }
+
+  applyCredits(openItems, input.credits ?? []);
 
   // --- behaviour: delays, terms
   const arDelayCount = countOf(history.arDelays);
@@ -242,6 +284,27 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   const daily: DailyPrediction[] = [];
   const points: PointPrediction[] = [];
 
+  // --- the ledger's own schedules (repeating invoices and bills, schedules.ts): known future documents.
+  // A contact with one is not also projected from its detected pattern (orders, bills, bank transactions).
+  const scheduledCustomers = new Set<string>();
+  const scheduledSuppliers = new Set<string>();
+  for (const sch of input.schedules ?? []) {
+    if (!isGenerating(sch)) continue;
+    const amount = amountOf(sch.total);
+    if (!isPositive(amount)) continue;
+    const ar = sch.kind === 'AR';
+    const c = sch.contactId;
+    let delay = orgBillDelay;
+    if (ar) {
+      const own = c ? (customerDelays.get(c) ?? []) : [];
+      delay = own.length >= MIN_OWN_HISTORY ? median(own.slice(-12)) : orgArDelayMedian;
+    }
+    for (const d of scheduleOccurrences(sch, asOf, end)) {
+      points.push({ id: `scheduled:${sch.id}`, inflow: ar, day: scheduledDueDay(sch, d) + delay, amount, accountId: sch.accountId, statistical: false, customer: ar });
+    }
+    if (c) (ar ? scheduledCustomers : scheduledSuppliers).add(c);
+  }
+
   // --- customers: repeat purchases (renewal model) and the run-rate of the rest
   // Orders per customer and day (history.ts); each carries the account of the customer's latest invoice.
   const customers = [...history.orders.keys()].sort(cmpStr);
@@ -257,6 +320,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   const unmodelled: number[] = [];
   let unmodelledAccount: string | null = null;
   for (const c of customers) {
+    if (scheduledCustomers.has(c)) continue;
     const list = merged.get(c)!;
     // Orders that no renewal could have predicted (a customer's first and second): the run-rate's share.
     for (let i = 0; i < Math.min(2, list.length); i++) {
@@ -334,6 +398,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   };
   // Bills per supplier and day (history.ts), with the account of the supplier's latest bill.
   for (const [c, { days, totals, accountId }] of history.bills) {
+    if (scheduledSuppliers.has(c)) continue;
     const lag = (apTerms.get(c) ?? orgApTerms) + orgBillDelay;
     days.forEach((day, i) => push(`bill:${c}`, false, lag, true, { day, amount: amountOf(totals[i]!), accountId }));
   }
@@ -345,7 +410,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
     const day = toDay(d);
     openPoDays.set(po.contactId, Math.max(openPoDays.get(po.contactId) ?? -Infinity, day));
   }
-  const billContacts = new Set<string>();
+  const billContacts = new Set<string>(scheduledSuppliers);
   for (const t of input.bankTxns) {
     const day = toDay(t.date);
     if (day > asOf || asOf - day > LOOKBACK) continue;
@@ -693,7 +758,8 @@ export function projectForecast(p: PreparedForecast, scenario: Scenario, compute
         emit(weekOf(due + delay + shift), id, weighted, true, it.src.accountId, { probability: true });
       }
     } else if (st === 'AUTHORISED' || st === 'DRAFT' || st === 'SUBMITTED') {
-      const base = isPositive(dueOf(it)) ? dueOf(it) : st === 'AUTHORISED' ? null : totalOf(it);
+      const owed = st === 'AUTHORISED' ? owedOf(it) : dueOf(it);
+      const base = isPositive(owed) ? owed : st === 'AUTHORISED' ? null : totalOf(it);
       if (!base || !isPositive(base)) continue;
       const due = it.due ?? it.issue ?? asOf;
       emit(weekOf(due + p.orgBillDelay), id, base, false, it.src.accountId, { overdue: due < asOf });
@@ -710,7 +776,7 @@ export function projectForecast(p: PreparedForecast, scenario: Scenario, compute
     emit(weekOf(arrival + terms + p.orgBillDelay), po.id, total, false, null, { category: PURCHASE_ORDERS });
   }
 
-  for (const pt of p.points) emit(weekOf(pt.day), pt.id, pt.amount, pt.inflow, pt.accountId, { statistical: pt.statistical });
+  for (const pt of p.points) emit(weekOf(pt.day + (pt.customer ? shift : 0)), pt.id, pt.amount, pt.inflow, pt.accountId, { statistical: pt.statistical });
 
   for (const dp of p.daily) {
     const extra = dp.customer ? shift : 0;
@@ -814,10 +880,10 @@ export function projectForecast(p: PreparedForecast, scenario: Scenario, compute
  */
 export function forEachOpenReceivable(p: PreparedForecast, shift: number, put: (it: PItem, week: number, a: Amount, overdue: boolean) => void): void {
   for (const it of p.openItems) {
-    if (!it.ar || it.src.status !== 'AUTHORISED' || !isPositive(dueOf(it))) continue;
+    if (!it.ar || it.src.status !== 'AUTHORISED' || !isPositive(owedOf(it))) continue;
     const due = it.due ?? it.issue ?? p.asOf;
     const probs = paymentProbabilities(customerDist(p, it.src.contactId), due, p.asOf, shift, p.starts, p.ends);
-    spread(dueOf(it), probs, (k, a) => put(it, k, a, due < p.asOf));
+    spread(owedOf(it), probs, (k, a) => put(it, k, a, due < p.asOf));
   }
 }
 

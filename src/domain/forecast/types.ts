@@ -5,6 +5,20 @@
  */
 
 import type { LedgerHistory } from './history.js';
+import type { RepeatingSchedule } from './schedules.js';
+
+export type { RepeatingSchedule } from './schedules.js';
+
+/**
+ * A contact's credit not yet allocated (credit notes, overpayments and
+ * prepayments; base currency): it reduces what the contact will still pay (AR)
+ * or be paid (AP) on its open documents (docs/forecast.md#credits).
+ */
+export interface ContactCredit {
+  contactId: string;
+  kind: 'AR' | 'AP';
+  amount: string;
+}
 
 export type LedgerStatus = 'DRAFT' | 'SUBMITTED' | 'AUTHORISED' | 'PAID' | 'VOIDED' | 'DELETED';
 
@@ -104,6 +118,10 @@ export interface ForecastInput {
   manualItems: ManualItem[];
   /** Names and codes of the accounts referenced by items and transactions. */
   accounts: Record<string, { name: string; code: string | null }>;
+  /** Repeating invoices and bills (the ledger's schedules); none when absent. */
+  schedules?: RepeatingSchedule[];
+  /** Unallocated credits per contact; none when absent. */
+  credits?: ContactCredit[];
 }
 
 export type ScenarioKind = 'BASE' | 'BEST' | 'WORST' | 'CUSTOM';

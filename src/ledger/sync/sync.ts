@@ -15,8 +15,10 @@
  *   transaction (under the organisation's ledger advisory lock, shared with
  *   the importer): a kill at any point loses nothing, and re-running resumes
  *   where the last committed page left off and converges to the same rows.
- * - Journals page by `offset` (the last JournalNumber stored); Organisation
- *   and Reports/BankSummary are read whole each run.
+ * - Journals page by `offset` (the last JournalNumber stored); Organisation,
+ *   Reports/BankSummary and RepeatingInvoices (Xero neither pages it nor
+ *   honours If-Modified-Since on it) are read whole each run; the whole list
+ *   of repeating invoices replaces the stored one.
  * - The connection row records the outcome: tokens (rotated refresh tokens
  *   are saved at once), token_state, the circuit breaker, last success and
  *   last error; the envelope's ledgerAlert reads it (src/api/envelope.ts).
@@ -37,10 +39,10 @@ export const BREAKER_THRESHOLD = 5;
 export const BREAKER_COOLDOWN_MS = 60 * 60_000;
 export const DEFAULT_PAGE_SIZE = 1000;
 
-const PAGED = ['Contacts', 'Invoices', 'CreditNotes', 'PurchaseOrders', 'Payments', 'BankTransactions'] as const;
+const PAGED = ['Contacts', 'Invoices', 'CreditNotes', 'Overpayments', 'Prepayments', 'PurchaseOrders', 'Payments', 'BankTransactions'] as const;
 type Paged = (typeof PAGED)[number];
 /** What one run reads, after Organisation. */
-export const SYNC_RESOURCES = ['Accounts', ...PAGED, 'Journals', 'BankSummary'] as const;
+export const SYNC_RESOURCES = ['Accounts', ...PAGED, 'Journals', 'BankSummary', 'RepeatingInvoices'] as const;
 export type SyncResource = 'Organisation' | (typeof SYNC_RESOURCES)[number];
 
 export class SyncError extends Error {
@@ -307,7 +309,15 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
     }
   };
 
-  const pullWhole = async (resource: 'Accounts' | 'BankSummary') => {
+  const pullWhole = async (resource: 'Accounts' | 'BankSummary' | 'RepeatingInvoices') => {
+    if (resource === 'RepeatingInvoices') {
+      const res = await client.get('/RepeatingInvoices');
+      const { batch, records } = map('RepeatingInvoices', res.body);
+      await store('RepeatingInvoices', batch, { modifiedSince: opts.now(), nextPage: 1 });
+      count('RepeatingInvoices', records.length);
+      opts.onProgress?.('RepeatingInvoices', records.length, records.length);
+      return;
+    }
     if (resource === 'Accounts') {
       const since = watermarks.get('Accounts')?.modifiedSince ?? null;
       const res = await client.get('/Accounts', {}, since);
@@ -341,7 +351,7 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
       wanted.map(async (r) => {
         try {
           if (r === 'Journals') await pullJournals();
-          else if (r === 'Accounts' || r === 'BankSummary') await pullWhole(r);
+          else if (r === 'Accounts' || r === 'BankSummary' || r === 'RepeatingInvoices') await pullWhole(r);
           else await pullPaged(r);
         } catch (err) {
           failure ??= err;

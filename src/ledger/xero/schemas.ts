@@ -165,6 +165,65 @@ export const XeroCreditNote = object({
   Payments: optArray(XeroEmbeddedPayment),
 });
 
+/**
+ * An overpayment or prepayment (GET /Overpayments, /Prepayments): money
+ * received or paid before (or beyond) a document, held as a credit that
+ * allocations apply to invoices and bills. RemainingCredit is what is left.
+ */
+const creditShape = {
+  Contact: optObject(XeroContactRef),
+  Reference: optStr,
+  Status: oneOf(['AUTHORISED', 'PAID', 'VOIDED'] as const),
+  LineAmountTypes: optStr,
+  Date: optDate,
+  CurrencyCode: optStr,
+  CurrencyRate: optDecimal,
+  SubTotal: decimal,
+  TotalTax: decimal,
+  Total: decimal,
+  RemainingCredit: optDecimal,
+  UpdatedDateUTC: optTimestamp,
+  LineItems: optArray(XeroLineItem),
+  Allocations: optArray(XeroAllocation),
+  Payments: optArray(XeroEmbeddedPayment),
+};
+
+export const XeroOverpayment = object({
+  OverpaymentID: id,
+  Type: oneOf(['RECEIVE-OVERPAYMENT', 'SPEND-OVERPAYMENT'] as const),
+  ...creditShape,
+});
+
+export const XeroPrepayment = object({
+  PrepaymentID: id,
+  Type: oneOf(['RECEIVE-PREPAYMENT', 'SPEND-PREPAYMENT'] as const),
+  ...creditShape,
+});
+
+/** A repeating invoice or bill (GET /RepeatingInvoices): a schedule, not a document. */
+export const XeroRepeatingInvoice = object({
+  RepeatingInvoiceID: id,
+  Type: oneOf(['ACCREC', 'ACCPAY'] as const),
+  Reference: optStr,
+  Contact: optObject(XeroContactRef),
+  Status: oneOf(['DRAFT', 'AUTHORISED', 'DELETED'] as const),
+  Schedule: object({
+    Period: optInt,
+    Unit: oneOf(['WEEKLY', 'MONTHLY'] as const),
+    DueDate: optInt,
+    DueDateType: optStr,
+    StartDate: optDate,
+    EndDate: optDate,
+    NextScheduledDate: optDate,
+  }),
+  LineAmountTypes: optStr,
+  LineItems: optArray(XeroLineItem),
+  SubTotal: decimal,
+  TotalTax: decimal,
+  Total: decimal,
+  CurrencyCode: optStr,
+});
+
 export const XeroPurchaseOrderLine = object({
   Description: optStr,
   Quantity: optDecimal,
@@ -204,6 +263,9 @@ export const XeroPayment = object({
   Account: optObject(XeroAccountRef),
   Invoice: optObject(object({ InvoiceID: optStr })),
   CreditNote: optObject(object({ CreditNoteID: optStr })),
+  /** Refunds of overpayments and prepayments name them. */
+  Overpayment: optObject(object({ OverpaymentID: optStr })),
+  Prepayment: optObject(object({ PrepaymentID: optStr })),
   UpdatedDateUTC: optTimestamp,
 });
 
@@ -285,6 +347,7 @@ export type XeroContactT = z.infer<typeof XeroContact>;
 export type XeroAccountT = z.infer<typeof XeroAccount>;
 export type XeroInvoiceT = z.infer<typeof XeroInvoice>;
 export type XeroCreditNoteT = z.infer<typeof XeroCreditNote>;
+export type XeroRepeatingInvoiceT = z.infer<typeof XeroRepeatingInvoice>;
 export type XeroLineItemT = z.infer<typeof XeroLineItem>;
 export type XeroEmbeddedPaymentT = z.infer<typeof XeroEmbeddedPayment>;
 export type XeroPurchaseOrderT = z.infer<typeof XeroPurchaseOrder>;

@@ -15,12 +15,14 @@ import { canonical, dec } from '../../domain/money.js';
 import type {
   BankAccountBalance,
   BankTxn,
+  ContactCredit,
   ForecastInput,
   ForecastPayload,
   LedgerItem,
   LedgerStatus,
   ManualItem,
   PurchaseOrder,
+  RepeatingSchedule,
   Scenario,
   ScenarioAdjustments,
   ScenarioKind,
@@ -149,7 +151,7 @@ export async function loadPurchaseOrders(db: Db, orgId: string): Promise<Purchas
 const ITEM_OF_PAYMENT = sql.raw('cross join lateral (select * from cash_items ci where ci.org_id = p.org_id and ci.id = p.item_id limit 1) i');
 
 /** Signed base-currency amount of a payment (money in positive), as SQL. */
-const PAYMENT_SIGNED = sql.raw(`(case when i.ledger_type in ('ACCREC', 'ACCPAYCREDIT') then 1 else -1 end)
+const PAYMENT_SIGNED = sql.raw(`(case when i.ledger_type in ('ACCREC', 'ACCPAYCREDIT', 'SPEND-OVERPAYMENT', 'SPEND-PREPAYMENT') then 1 else -1 end)
   * (case when i.currency = o.base_currency or coalesce(p.currency_rate, i.currency_rate) is null or coalesce(p.currency_rate, i.currency_rate) = 0
       then p.amount else round(p.amount / coalesce(nullif(p.currency_rate, 0), i.currency_rate), 2) end)`);
 
@@ -235,10 +237,77 @@ function isManualItem(v: unknown): v is ManualItem {
   );
 }
 
+/**
+ * The organisation's repeating invoices and bills, each document's total in
+ * the base currency: as is in the base currency, else at the rate of the
+ * latest document in that currency (a schedule carries no rate of its own);
+ * a foreign schedule with no such document is left out.
+ */
+export async function loadSchedules(db: Db, orgId: string, idByCode: Map<string, string>): Promise<RepeatingSchedule[]> {
+  const list = await rows<{
+    id: string;
+    t: string;
+    c: string | null;
+    status: string;
+    ref: string | null;
+    period: number | string;
+    unit: string;
+    due_day: number | string;
+    due_type: string;
+    start: string | null;
+    fin: string | null;
+    next: string | null;
+    total: string | null;
+    acc: string | null;
+  }>(
+    db,
+    sql`select r.id, r.ledger_type as t, r.contact_id as c, r.status, r.reference as ref, r.period, r.unit, r.due_day,
+          r.due_date_type as due_type, r.start_date as start, r.end_date as fin, r.next_scheduled_date as next, r.account_code as acc,
+          case when r.currency = o.base_currency then r.total
+            else round(r.total / (select ci.currency_rate from cash_items ci
+                                   where ci.org_id = r.org_id and ci.currency = r.currency and ci.currency_rate > 0
+                                   order by ci.issue_date desc nulls last, ci.id limit 1), 2) end as total
+        from repeating_invoices r join organisations o on o.id = r.org_id
+        where r.org_id = ${orgId} and r.status = 'AUTHORISED'
+        order by r.id`,
+  );
+  return list
+    .filter((r) => r.total !== null)
+    .map((r) => ({
+      id: r.id,
+      kind: r.t === 'ACCREC' ? 'AR' : 'AP',
+      contactId: r.c,
+      status: r.status,
+      period: Number(r.period),
+      unit: r.unit === 'WEEKLY' ? 'WEEKLY' : 'MONTHLY',
+      dueDate: Number(r.due_day),
+      dueDateType: r.due_type,
+      startDate: r.start,
+      endDate: r.fin,
+      nextScheduledDate: r.next,
+      total: canonical(r.total!),
+      accountId: r.acc ? (idByCode.get(r.acc) ?? null) : null,
+      reference: r.ref,
+    }));
+}
+
+/** Unallocated credits (credit notes, overpayments, prepayments) per contact and side, base currency. */
+export async function loadContactCredits(db: Db, orgId: string): Promise<ContactCredit[]> {
+  const list = await rows<{ c: string; ar: boolean; amount: string }>(
+    db,
+    sql`select i.contact_id as c, i.ledger_type in ('ACCRECCREDIT', 'RECEIVE-OVERPAYMENT', 'RECEIVE-PREPAYMENT') as ar, sum(${base('amount_due')}) as amount
+        from cash_items i join organisations o on o.id = i.org_id
+        where i.org_id = ${orgId} and i.source in ('LEDGER_CREDIT_NOTE', 'LEDGER_OVERPAYMENT', 'LEDGER_PREPAYMENT')
+          and i.ledger_status = 'AUTHORISED' and i.amount_due > 0 and i.contact_id is not null
+        group by 1, 2 order by 1, 2`,
+  );
+  return list.map((r) => ({ contactId: r.c, kind: r.ar ? 'AR' : 'AP', amount: canonical(r.amount) }));
+}
+
 /** Everything the engine needs as of `asOf` (the organisation's today). */
 export async function loadForecastInput(db: Db, org: OrgMeta, asOf: string): Promise<ForecastInput> {
   const { byId, idByCode } = await loadAccounts(db, org.id);
-  const [items, history, bankTxns, purchaseOrders, bankAccounts, override, manualItems] = await Promise.all([
+  const [items, history, bankTxns, purchaseOrders, bankAccounts, override, manualItems, schedules, credits] = await Promise.all([
     loadOpenItems(db, org.id, asOf, idByCode),
     loadHistory(db, org.id, asOf, idByCode),
     loadBankTxns(db, org.id, asOf, idByCode),
@@ -246,8 +315,24 @@ export async function loadForecastInput(db: Db, org: OrgMeta, asOf: string): Pro
     loadBankBalances(db, org.id, asOf),
     loadOverride(db, org.id, org.timezone, asOf),
     loadManualItems(db, org.id),
+    loadSchedules(db, org.id, idByCode),
+    loadContactCredits(db, org.id),
   ]);
-  return { orgId: org.id, asOf, currency: org.baseCurrency, bankAccounts, override, items, history, bankTxns, purchaseOrders, manualItems, accounts: byId };
+  return {
+    orgId: org.id,
+    asOf,
+    currency: org.baseCurrency,
+    bankAccounts,
+    override,
+    items,
+    history,
+    bankTxns,
+    purchaseOrders,
+    manualItems,
+    accounts: byId,
+    schedules,
+    credits,
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -692,21 +777,37 @@ export async function arAgeingInStore(db: Db, orgId: string, asOf: string): Prom
   };
 }
 
+/** The credits of each side: credit notes and overpayments sit in the AR/AP account; prepayments in the account their lines name. */
+const CREDIT_TYPES = {
+  AR: { account: ['ACCRECCREDIT', 'RECEIVE-OVERPAYMENT'], prepayment: 'RECEIVE-PREPAYMENT' },
+  AP: { account: ['ACCPAYCREDIT', 'SPEND-OVERPAYMENT'], prepayment: 'SPEND-PREPAYMENT' },
+} as const;
+
 /**
- * Credit notes not yet allocated to an invoice (AUTHORISED, remaining credit
- * above zero), in the base currency with each note's own rate: what the
- * ledger's receivables (ACCRECCREDIT) or payables (ACCPAYCREDIT) account nets
- * off the invoices' or bills' amounts still owed (docs/forecast.md#daily-summary).
+ * Credits not yet allocated to an invoice or bill (AUTHORISED, remaining
+ * credit above zero), in the base currency with each credit's own rate.
+ * `account`: credit notes and overpayments, which the ledger's receivables
+ * (AR) or payables (AP) account nets off the documents' amounts still owed;
+ * `prepayments`: prepayments, posted to the account their lines name, not the
+ * AR/AP account (docs/forecast.md#daily-summary). Both reduce what the contact
+ * will pay or be paid, and the forecast nets them off its open documents.
  */
-export async function unallocatedCredit(db: Db, orgId: string, ledgerType: 'ACCRECCREDIT' | 'ACCPAYCREDIT'): Promise<{ count: number; amount: string }> {
-  const [r] = await rows<{ n: number | string; amount: string | null }>(
+export async function unallocatedCredit(db: Db, orgId: string, side: 'AR' | 'AP'): Promise<{ account: { count: number; amount: string }; prepayments: { count: number; amount: string } }> {
+  const types = CREDIT_TYPES[side];
+  const list = await rows<{ pre: boolean; n: number | string; amount: string | null }>(
     db,
-    sql`select count(*)::int8 as n, sum(${base('amount_due')}) as amount
+    sql`select i.ledger_type = ${types.prepayment} as pre, count(*)::int8 as n, sum(${base('amount_due')}) as amount
         from cash_items i join organisations o on o.id = i.org_id
-        where i.org_id = ${orgId} and i.source = 'LEDGER_CREDIT_NOTE' and i.ledger_type = ${ledgerType}
-          and i.ledger_status = 'AUTHORISED' and i.amount_due > 0`,
+        where i.org_id = ${orgId} and i.source in ('LEDGER_CREDIT_NOTE', 'LEDGER_OVERPAYMENT', 'LEDGER_PREPAYMENT')
+          and i.ledger_type in (${types.account[0]}, ${types.account[1]}, ${types.prepayment})
+          and i.ledger_status = 'AUTHORISED' and i.amount_due > 0
+        group by 1`,
   );
-  return { count: Number(r?.n ?? 0), amount: canonical(r?.amount ?? '0') };
+  const of = (pre: boolean) => {
+    const r = list.find((x) => Boolean(x.pre) === pre);
+    return { count: Number(r?.n ?? 0), amount: canonical(r?.amount ?? '0') };
+  };
+  return { account: of(false), prepayments: of(true) };
 }
 
 /** The 13-week outlook part of a snapshot (weeks without their item lists), read by id. */
