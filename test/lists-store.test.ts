@@ -248,8 +248,16 @@ describe.each(BACKENDS)('ledger lists on %s', (kind) => {
     // Totals per currency, each in its own; and one base-currency total, each document converted with its own rate, labelled.
     expect(r.totals!.byCurrency).toEqual({ AUD: { count: 6, amount: '2542.75' }, USD: { count: 1, amount: '40' } });
     // inv-7: USD 40 at 0.5 USD per AUD = AUD 80.
-    expect(r.totals!.convertedTotal).toEqual({ currency: 'AUD', count: 7, amount: '2622.75', converted: true });
+    expect(r.totals!.convertedTotal).toEqual({ currency: 'AUD', count: 7, amount: '2622.75', converted: true, unconvertedCount: 0 });
     expect(InvoicesResponse.safeParse({ invoices: [], nextCursor: null, totalCount: 7, redactedItemCount: 0, totals: r.totals }).success).toBe(true);
+    // A foreign document without a rate cannot be converted: it is left out, and counted as such (never silently).
+    await store.db.execute(sql`update cash_items set currency_rate = null where org_id = 'o1' and id = 'inv-7'`);
+    try {
+      const q = await listItems(store.db, page({ totals: true }));
+      expect(q.totals!.convertedTotal).toEqual({ currency: 'AUD', count: 6, amount: '2542.75', converted: true, unconvertedCount: 1 });
+    } finally {
+      await store.db.execute(sql`update cash_items set currency_rate = '0.5' where org_id = 'o1' and id = 'inv-7'`);
+    }
   });
 
   it('spec 2.4 InvoiceBillTotals: the empty set has all-zero buckets and grandTotal count 0 amount 0', async () => {

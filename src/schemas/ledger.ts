@@ -58,11 +58,14 @@ export const InvoiceBillTotals = z
         count: z.number().int(),
         amount: Money,
         converted: z.literal(true),
+        unconvertedCount: z.number().int().openapi({
+          description: 'Foreign-currency documents of the set without a currency rate: they cannot be converted, so they are left out of amount and count (0 when every document was converted).',
+        }),
       })
       .optional()
       .openapi({
         description:
-          "Invoices and bills only, with mixedCurrency true: the whole set in the organisation's base currency, each document converted with its own currency rate (Xero's CurrencyRate, rounded to cents per document); labelled converted: it is not a figure of any one ledger document.",
+          "Invoices and bills only, with mixedCurrency true: the whole set in the organisation's base currency, each document converted with its own currency rate (Xero's CurrencyRate, rounded to cents per document); labelled converted: it is not a figure of any one ledger document. count is the documents converted.",
       }),
   })
   .openapi('InvoiceBillTotals', {

@@ -365,20 +365,29 @@ async function walkWithLines(db: Db, input: ItemListInput, spec: KeysetSpec, fet
  * The filtered set in the organisation's base currency, each document
  * converted with its own rate (Xero's CurrencyRate: foreign units per base
  * unit), rounded to cents per document: the one base-currency total of a
- * mixed-currency list, labelled as converted.
+ * mixed-currency list, labelled as converted. A foreign document without a
+ * rate cannot be converted: it is left out and counted in unconvertedCount.
  */
 async function convertedTotal(db: Db, input: Pick<ItemListInput, 'orgId' | 'kind' | 'filters'>): Promise<NonNullable<InvoiceBillTotals['convertedTotal']>> {
   const { source, ledgerType } = SOURCE[input.kind];
-  const [r] = await rows<{ currency: string; n: number | string; amount: string | null }>(
+  const [r] = await rows<{ currency: string; n: number | string; skipped: number | string; amount: string | null }>(
     db,
-    sql`select o.base_currency as currency, count(*)::int8 as n,
+    sql`select o.base_currency as currency,
+          count(*) filter (where ci.currency = o.base_currency or coalesce(ci.currency_rate, 0) <> 0)::int8 as n,
+          count(*) filter (where ci.currency <> o.base_currency and coalesce(ci.currency_rate, 0) = 0)::int8 as skipped,
           sum(case when ci.currency = o.base_currency then ci.total
                    when ci.currency_rate is not null and ci.currency_rate <> 0 then round(ci.total / ci.currency_rate, 2) end) as amount
         from cash_items ci join organisations o on o.id = ci.org_id
         where ${itemWhere(input.orgId, source, ledgerType, input.filters)}
         group by o.base_currency`,
   );
-  return { currency: r?.currency ?? '', count: Number(r?.n ?? 0), amount: canonical(r?.amount ?? '0'), converted: true };
+  return {
+    currency: r?.currency ?? '',
+    count: Number(r?.n ?? 0),
+    amount: canonical(r?.amount ?? '0'),
+    converted: true,
+    unconvertedCount: Number(r?.skipped ?? 0),
+  };
 }
 
 /** One page (or the autoPaginate set) of invoices or bills, with counts and optional totals. */
