@@ -42,7 +42,8 @@ describe.each(BACKENDS)('demo imported on %s', (kind) => {
             union all select 'journal_lines', count(*)::int8, sum(net_amount)::text from journal_lines where org_id = ${orgId}
             union all select 'contacts', count(*)::int8, null from contacts where org_id = ${orgId}
             union all select 'purchase_orders', count(*)::int8, sum(total)::text from purchase_orders where org_id = ${orgId}
-            union all select 'bank_transactions', count(*)::int8, sum(total)::text from bank_transactions where org_id = ${orgId}`,
+            union all select 'bank_transactions', count(*)::int8, sum(total)::text from bank_transactions where org_id = ${orgId}
+            union all select 'repeating_invoices', count(*)::int8, sum(total)::text from repeating_invoices where org_id = ${orgId}`,
       )
     ).map((r) => `${r.t}:${r.n}:${r.total}`);
 
@@ -50,7 +51,8 @@ describe.each(BACKENDS)('demo imported on %s', (kind) => {
     await importDirectory(store.db, orgId, dir, { now });
     const first = await snapshot();
     const count = (t: string) => Number(first.find((x) => x.startsWith(`${t}:`))!.split(':')[1]);
-    expect(count('cash_items')).toBe(demo.counts.invoices! + demo.counts.bills! + demo.counts.creditNotes!);
+    expect(count('cash_items')).toBe(demo.counts.invoices! + demo.counts.bills! + demo.counts.creditNotes! + demo.counts.overpayments! + demo.counts.prepayments!);
+    expect(count('repeating_invoices')).toBe(demo.counts.repeatingInvoices);
     expect(count('payments')).toBe(demo.counts.payments);
     expect(count('contacts')).toBe(demo.counts.contacts);
     expect(count('purchase_orders')).toBe(demo.counts.purchaseOrders);

@@ -16,6 +16,8 @@ import { migrate } from '../src/store/migrate.js';
 import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
 import { generateDemo } from '../src/demo/generate.js';
 import { latestSnapshot } from '../src/store/queries/forecast.js';
+import { latestBrief } from '../src/store/queries/briefs.js';
+import { longDate, money } from '../src/domain/insights/format.js';
 
 const quiet = Object.assign(() => {}, { done: () => {} });
 const ms = (d: string) => Number(/\/Date\((-?\d+)/.exec(d)![1]);
@@ -43,11 +45,21 @@ describe.each(['2026-11-24T09:00:00Z', '2027-03-10T09:00:00Z'])('the demo busine
     expect(start / weekly).toBeGreaterThanOrEqual(2);
     expect(start / weekly).toBeLessThanOrEqual(10);
     expect(Math.abs(Number(p.endingCash) - start)).toBeLessThan(outs);
+    // The tight week is either thin (under two weeks of outflows) or below zero: the note and the brief say which.
+    const tightNote = (snap!.payload.notesForAgent ?? []).find((n) => /^Cash is tightest|^Cash is forecast to fall below zero/.test(n.text));
+    const brief = await latestBrief(store.db, o.id);
     if (o.profile.lumpyBill) {
       expect(p.minClosingCashWeekIndex, 'the tight week is later in the window').toBeGreaterThanOrEqual(2);
       expect(Number(p.minClosingCash)).toBeLessThan(start / 2);
+      // Visible where a user looks: the forecast's notes (which the cash position and daily summary carry too) and the brief's risk signal.
+      expect(tightNote, 'a note names the tight week').toMatchObject({ kind: 'trend', severity: 'warn' });
+      expect(tightNote!.text).toContain(longDate(p.weeks[p.minClosingCashWeekIndex]!.weekStart));
+      const lead = Number(p.minClosingCash) < 0 ? 'Cash falls below zero' : 'Cash is tight';
+      expect(brief!.payload.riskSignal.headline).toBe(`${lead} in week ${p.minClosingCashWeekIndex + 1} (${money(p.currency, p.minClosingCash)})`);
     } else {
       expect(Number(p.minClosingCash), 'comfortable: never below 2 weeks of outflows').toBeGreaterThan(2 * weekly);
+      expect(tightNote).toBeUndefined();
+      expect(brief!.payload.riskSignal.headline).not.toMatch(/^Cash is tight|^Cash falls below zero/);
     }
   });
 

@@ -114,6 +114,17 @@ describe('notes for agents', () => {
     expect(t.text).toBe('Cash is forecast to fall below zero, to -AUD 30,000 in the week of 21 December 2026.');
   });
 
+  it('trend (this_quarter): a low point under two weeks of average outflows, above zero, warns as the tight week; a comfortable one says nothing', () => {
+    const tight = notes({ items: [doc({ kind: 'AP', contactId: 's', issueDate: '2026-12-01', dueDate: '2026-12-23', total: '45000' })] });
+    const t = tight.find((x) => x.kind === 'trend' && x.window === 'this_quarter')!;
+    expect(t.severity).toBe('warn');
+    // 45,000 out over 13 weeks is 3,461.54 a week (shown to the dollar); 5,000 left is 1.4 weeks of it.
+    expect(t.text).toBe("Cash is tightest in the week of 21 December 2026: AUD 5,000, about 1.4 weeks of the forecast's average outflows (AUD 3,462 a week), down from AUD 50,000 today.");
+    const easy = notes({ items: [doc({ kind: 'AP', contactId: 's', issueDate: '2026-12-01', dueDate: '2026-12-23', total: '10000' })] });
+    expect(easy.filter((x) => x.kind === 'trend' && x.severity === 'warn')).toEqual([]);
+    expect(easy.some((x) => x.text.startsWith('Cash is tightest'))).toBe(false);
+  });
+
   it('seasonality (this_month): a month that typically runs 10% or more above average, with two years of history', () => {
     const n = notes({ items: seasonalHistory('2026-12-09') });
     const s = n.find((x) => x.kind === 'seasonality')!;

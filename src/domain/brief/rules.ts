@@ -3,9 +3,10 @@
  * facts the job gathers (the latest BASE forecast, overdue receivables, the
  * insight engine's notes). Pure: the same facts give the same brief.
  */
-import { dec, sum } from '../money.js';
+import { dec, sum, type Dec } from '../money.js';
 import { slugify } from '../slug.js';
 import { money } from '../insights/format.js';
+import { TIGHT_WEEKS_OF_OUTFLOWS } from '../insights/engine.js';
 import type { AgentNote } from '../forecast/types.js';
 import { type BriefRef, type BriefSection, type DailyBriefPayload, HEADLINE_MAX } from '../../schemas/brief.js';
 
@@ -57,6 +58,20 @@ export interface BriefFacts {
   overdueTotal: string;
   overdueCustomers: number;
   notes: AgentNote[];
+}
+
+/**
+ * Weeks of outflows the forecast's low point covers, when it is a tight week:
+ * under TIGHT_WEEKS_OF_OUTFLOWS of the window's average weekly outflows (the
+ * same rule as the forecast's note) and below today's cash; else null.
+ */
+export function tightCover(fc: NonNullable<BriefFacts['forecast']>): Dec | null {
+  if (!fc.weeks.length) return null;
+  const weekly = fc.weeks.reduce((a, w) => a.plus(dec(w.outflow).abs()), dec(0)).div(fc.weeks.length);
+  const min = dec(fc.minClosingCash);
+  if (!weekly.gt(0) || min.isNeg() || !min.lt(dec(fc.startingCash))) return null;
+  const cover = min.div(weekly);
+  return cover.lt(TIGHT_WEEKS_OF_OUTFLOWS) ? cover : null;
 }
 
 /** A name as it may appear in a headline or body: no markdown or markup characters. */
@@ -123,6 +138,13 @@ export function rulesBrief(f: BriefFacts): DailyBriefPayload {
     riskSignal = section(
       `Cash falls below zero in week ${fc.minWeek} (${m(fc.minClosingCash)})`,
       `On the current forecast the balance reaches **${m(fc.minClosingCash)}** in week ${fc.minWeek}. *Act before then.*`,
+      [{ kind: 'week', weekNumber: fc.minWeek }],
+    );
+  } else if (fc && tightCover(fc) !== null) {
+    const cover = tightCover(fc)!;
+    riskSignal = section(
+      `Cash is tight in week ${fc.minWeek} (${m(fc.minClosingCash)})`,
+      `The forecast's low point is **${m(fc.minClosingCash)}** in week ${fc.minWeek}, about ${cover.toFixed(1)} weeks of outflows, down from ${m(fc.startingCash)} today. *Plan the bills and collections around it.*`,
       [{ kind: 'week', weekNumber: fc.minWeek }],
     );
   } else if (top) {

@@ -13,6 +13,8 @@
  * - trend (next_4w): receipts expected in the next 4 weeks differ from the
  *   last 28 days' receipts by 20% or more; warn when lower.
  * - trend (this_quarter): the lowest forecast closing cash is below zero (warn),
+ *   else under TIGHT_WEEKS_OF_OUTFLOWS weeks of the forecast's average weekly
+ *   outflows and below today's cash (warn: a tight week),
  *   or ending cash is 25% or more below starting cash (warn).
  * - pipeline (next_4w): draft and submitted invoices are worth at least 5% of
  *   the next 4 weeks' expected inflow.
@@ -29,6 +31,8 @@ import { fallbackNotes } from './fallback.js';
 import { longDate, money, MONTHS, pct } from './format.js';
 
 export const MAX_NOTES = 5;
+/** A low point under this many weeks of the forecast's own average outflows is a tight week (a warn note, the brief's risk signal). */
+export const TIGHT_WEEKS_OF_OUTFLOWS = 2;
 const KIND_ORDER: NoteKind[] = ['trend', 'ar', 'concentration', 'pipeline', 'seasonality'];
 
 export function insightId(kind: NoteKind, window: NoteWindow, asOf: string): string {
@@ -75,9 +79,19 @@ export function buildNotes(p: PreparedForecast, payload: ForecastPayload): Agent
   const minClosing = dec(payload.minClosingCash);
   const start = dec(payload.startingCash);
   const endCash = dec(payload.endingCash);
+  const weeklyOut = payload.weeks.length ? dec(payload.totalOutflow).div(payload.weeks.length) : dec(0);
+  const cover = weeklyOut.gt(0) ? minClosing.div(weeklyOut) : null;
   if (minClosing.isNeg()) {
     const w = payload.weeks[payload.minClosingCashWeekIndex]!;
     note('trend', 'this_quarter', 'warn', `Cash is forecast to fall below zero, to ${money(ccy, minClosing)} in the week of ${longDate(w.weekStart)}.`);
+  } else if (cover !== null && cover.lt(TIGHT_WEEKS_OF_OUTFLOWS) && minClosing.lt(start)) {
+    const w = payload.weeks[payload.minClosingCashWeekIndex]!;
+    note(
+      'trend',
+      'this_quarter',
+      'warn',
+      `Cash is tightest in the week of ${longDate(w.weekStart)}: ${money(ccy, minClosing)}, about ${cover.toFixed(1)} weeks of the forecast's average outflows (${money(ccy, weeklyOut.toFixed(2))} a week), down from ${money(ccy, start)} today.`,
+    );
   } else if (start.gt(0) && endCash.lt(start.times(0.75))) {
     note(
       'trend',

@@ -1,0 +1,59 @@
+/**
+ * The rules tier of the daily brief, pure (docs/brief.md): which risk signal
+ * it names. Cash below zero first; then a tight week (the low point under two
+ * weeks of the window's average outflows, the same rule as the forecast's
+ * note); then the largest overdue balance; else the low point.
+ */
+import { describe, expect, it } from 'vitest';
+import { rulesBrief, tightCover, type BriefFacts } from '../src/domain/brief/rules.js';
+
+function facts(closings: number[], outflow: number, over: Partial<BriefFacts> = {}): BriefFacts {
+  const start = 50_000;
+  const min = Math.min(...closings);
+  return {
+    orgName: 'Test Co',
+    currency: 'AUD',
+    asOfDate: '2026-11-25',
+    forecast: {
+      startingCash: String(start),
+      endingCash: String(closings[closings.length - 1]),
+      minClosingCash: String(min),
+      minWeek: closings.indexOf(min) + 1,
+      weeks: closings.map((c, i) => ({ n: i + 1, weekStart: `2026-12-${String(1 + i).padStart(2, '0')}`, inflow: '0', outflow: String(outflow), net: '0', closing: String(c) })),
+      categories: [],
+    },
+    overdue: [],
+    overdueTotal: '0',
+    overdueCustomers: 0,
+    notes: [],
+    ...over,
+  };
+}
+const overdue: Partial<BriefFacts> = {
+  overdue: [{ key: 'acme', name: 'Acme', amount: '12000', invoices: 2, oldestDueDate: '2026-10-01', daysOverdue: 55 }],
+  overdueTotal: '12000',
+  overdueCustomers: 1,
+};
+const dip = [45_000, 38_000, 30_000, 21_000, 12_000, 9_000, 15_000, 22_000, 30_000, 36_000, 40_000, 44_000, 47_000];
+
+describe('the brief names the tight week', () => {
+  it('Given a low point under two weeks of outflows, When a customer is also overdue, Then the risk signal is the tight week and the action is still to chase', () => {
+    // 13 weeks of 6,000 out: the low point of 9,000 in week 6 is 1.5 weeks of outflows.
+    const b = rulesBrief(facts(dip, 6_000, overdue));
+    expect(b.riskSignal.headline).toBe('Cash is tight in week 6 (AUD 9,000)');
+    expect(b.riskSignal.bodyMarkdown).toContain('about 1.5 weeks of outflows');
+    expect(b.riskSignal.refs).toEqual([{ kind: 'week', weekNumber: 6 }]);
+    expect(b.recommendedAction.headline).toBe('Chase Acme for AUD 12,000 overdue');
+  });
+
+  it('Given the same low point with lighter outflows (3 weeks of cover), Then the overdue customer is the risk signal', () => {
+    const b = rulesBrief(facts(dip, 3_000, overdue));
+    expect(tightCover(facts(dip, 3_000).forecast!)).toBeNull();
+    expect(b.riskSignal.headline).toBe('Acme has AUD 12,000 overdue');
+  });
+
+  it('Given cash below zero, Then that comes first; Given a low point that is today (never below today), Then it is not called tight', () => {
+    expect(rulesBrief(facts([20_000, -5_000, 10_000], 20_000, overdue)).riskSignal.headline).toBe('Cash falls below zero in week 2 (-AUD 5,000)');
+    expect(tightCover(facts([50_000, 60_000, 70_000], 40_000).forecast!)).toBeNull();
+  });
+});
