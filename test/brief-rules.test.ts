@@ -30,7 +30,7 @@ function facts(closings: number[], outflow: number, over: Partial<BriefFacts> = 
   };
 }
 const overdue: Partial<BriefFacts> = {
-  overdue: [{ key: 'acme', name: 'Acme', amount: '12000', invoices: 2, oldestDueDate: '2026-10-01', daysOverdue: 55 }],
+  overdue: [{ key: 'acme', name: 'Acme', sensitive: false, amount: '12000', invoices: 2, oldestDueDate: '2026-10-01', daysOverdue: 55 }],
   overdueTotal: '12000',
   overdueCustomers: 1,
 };
