@@ -11,7 +11,7 @@ import { openStore, type Store } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { SqlLimiter } from '../src/store/usage.js';
 import { RedisLimiter } from '../src/store/redis-usage.js';
-import type { Limiter } from '../src/api/limits.js';
+import type { Limiter } from '../src/domain/plans.js';
 import { createOrg } from '../src/store/tenancy.js';
 
 const N = Number(process.env.BENCH_N ?? 2000);

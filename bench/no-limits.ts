@@ -3,7 +3,7 @@
  * burst cap (60 a minute per key and endpoint) and the credits would refuse
  * the benchmark itself. `bench/limits.ts` measures the real limiters.
  */
-import { usageFrom, type Limiter } from '../src/api/limits.js';
+import { usageFrom, type Limiter } from '../src/domain/plans.js';
 
 export const NO_LIMITS: Limiter = {
   name: 'none',

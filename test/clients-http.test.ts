@@ -27,7 +27,7 @@ import { recomputeBaselines } from '../src/jobs/baselines.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { generateDailyBrief } from '../src/jobs/brief.js';
 import { forecastChart } from '../src/cli/chart.js';
-import { runCli } from '../src/cli/main.js';
+import { CHARTS, runCli } from '../src/cli/main.js';
 import { callTool } from '../src/mcp/server.js';
 
 const BIN = resolve(import.meta.dirname, '..', 'dist', 'bin', 'cashline.js');
@@ -58,8 +58,8 @@ const testForecastEntry = endpoint({
   response: ForecastFixture,
   summary: 'the fixture forecast',
   description: 'Test stand-in for the 13-week forecast.',
-  chart: (body) => forecastChart(body as never),
 });
+const testCharts = { ...CHARTS, 'test-forecast': (body: unknown) => forecastChart(body as never) };
 
 // An entry whose path takes an organisation id that may be left out (as the daily brief's will).
 const orgPathEntry = endpoint({
@@ -165,13 +165,13 @@ describe('clients against a real server', () => {
     let out = '';
     let err = '';
     const io = { stdout: (t: string) => void (out += t), stderr: (t: string) => void (err += t), env };
-    const code = await runCli(['test-forecast', '--chart'], io, [...ENDPOINTS, testForecastEntry]);
+    const code = await runCli(['test-forecast', '--chart'], io, [...ENDPOINTS, testForecastEntry], testCharts);
     expect(code, err).toBe(0);
     expect(out).toBe(forecastChart(FORECAST as never));
     expect(out.split('\n').filter((l) => /^\s?\d+  \d{4}-/.test(l))).toHaveLength(13);
     expect((await api.audit('o1'))[0]!.tool).toBe('service.cli_test_forecast');
     out = '';
-    expect(await runCli(['test-forecast', '--format', 'table'], io, [...ENDPOINTS, testForecastEntry])).toBe(0);
+    expect(await runCli(['test-forecast', '--format', 'table'], io, [...ENDPOINTS, testForecastEntry], testCharts)).toBe(0);
     expect(out).toMatch(/\nweeks \(13\)\nweekStart +weekEnd +opening +inflow/);
     // Entries without a chart have no --chart flag.
     expect(await runCli(['invoices', '--chart'], io)).toBe(2);

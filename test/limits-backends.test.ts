@@ -10,7 +10,7 @@ import { startTestApi, type TestApi } from './helpers/http.js';
 import { REDIS_TEST_URL } from './helpers/env.js';
 import { RedisLimiter } from '../src/store/redis-usage.js';
 import { SqlLimiter } from '../src/store/usage.js';
-import { CREDIT_WINDOW_MS, type Limiter, usageFrom } from '../src/api/limits.js';
+import { CREDIT_WINDOW_MS, type Limiter, usageFrom } from '../src/domain/plans.js';
 
 interface Backend {
   name: string;

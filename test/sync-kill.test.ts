@@ -14,7 +14,7 @@ import { sql } from 'drizzle-orm';
 import { freshStore, type TestStore } from './helpers/store.js';
 import { rows } from '../src/store/db.js';
 import type { XeroServer } from '../src/xero-server/server.js';
-import { connectedOrg, importedOrg, ledgerRows, NOW, syncEnv, xeroServer } from './helpers/ledger.js';
+import { connectedOrg, importedOrg, ledgerRows, syncEnv, xeroServer } from './helpers/ledger.js';
 
 const BIN = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'dist', 'bin', 'cashline-server.js');
 

@@ -15,7 +15,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, AuthContext } from './context.js';
 import { ApiError, rootCause } from './errors.js';
-import { BURST_WINDOW_MS, CREDIT_WINDOW_MS, type CreditSubject, planCredits, type Usage } from './limits.js';
+import { BURST_WINDOW_MS, CREDIT_WINDOW_MS, type CreditSubject, planCredits, type Usage } from '../domain/plans.js';
 
 export const STATUS_ROUTE = '/api/agent/status';
 

@@ -34,7 +34,7 @@ import type { ApiApp, AppEnv, Deps } from './context.js';
 import { registerDocs } from './docs.js';
 import { envelope } from './envelope.js';
 import { ApiError, badRequest, errorResponse, type ErrorBody } from './errors.js';
-import type { Limiter } from './limits.js';
+import type { Limiter } from '../domain/plans.js';
 import { observe, TOOL_PATTERN } from './observe.js';
 import { AGENT_PREFIX, pipelineWarnings, ROUTE_QUERY_PARAMS, ROUTE_SCOPES, warn } from './route.js';
 import { registerRoutes } from './routes/index.js';
@@ -53,9 +53,6 @@ export interface AppOptions {
    */
   extraRoutes?: (app: ApiApp) => void;
 }
-
-/** The app's dependencies as the brief names them. */
-export type AppDeps = AppOptions;
 
 /** The methods every path answers (`Allow` on OPTIONS and 405). */
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';

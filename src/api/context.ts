@@ -7,7 +7,7 @@ import type { Store } from '../store/db.js';
 import type * as s from '../store/schema.js';
 import type { Scope } from '../domain/scopes.js';
 import type { BillingAlert, LedgerAlert, Warning } from '../schemas/common.js';
-import type { BurstResult, CreditSubject, Limiter, Usage } from './limits.js';
+import type { BurstResult, CreditSubject, Limiter, Usage } from '../domain/plans.js';
 
 export interface Deps {
   store: Store;

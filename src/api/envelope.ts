@@ -11,9 +11,8 @@ import * as s from '../store/schema.js';
 import { chargedCallsSql } from '../store/audit.js';
 import type { BillingAlert, LedgerAlert } from '../schemas/common.js';
 import type { AppEnv, AuthContext, BillingRow, Envelope, QuotaInfo, SubscriptionInfo } from './context.js';
-import { CREDIT_WINDOW_MS, planCredits, type Usage } from './limits.js';
+import { CREDIT_WINDOW_MS, planCredits, type Usage } from '../domain/plans.js';
 
-export type { SubscriptionInfo, QuotaInfo } from './context.js';
 
 export const BILLING_URL = 'https://app.cashline.example/settings/billing';
 export const LEDGER_URL = 'https://app.cashline.example/settings/ledger';

@@ -11,7 +11,7 @@
  *
  * Rows are written straight into the store (no importer), one bank account.
  */
-import { Rng } from '../demo/random.js';
+import { Rng } from '../domain/random.js';
 import type { Db } from '../store/db.js';
 import * as s from '../store/schema.js';
 import { fromDay, toDay } from '../domain/forecast/days.js';

@@ -1,8 +1,15 @@
 #!/usr/bin/env node
 import { runCli } from '../cli/main.js';
+import { mcpCommand } from '../mcp/command.js';
 
-process.exitCode = await runCli(process.argv.slice(2), {
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
-  env: process.env,
-});
+process.exitCode = await runCli(
+  process.argv.slice(2),
+  {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    env: process.env,
+  },
+  undefined,
+  undefined,
+  [mcpCommand],
+);

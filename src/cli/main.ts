@@ -6,12 +6,13 @@
  * `--format table` for people; `--chart` where the entry has a chart. Base
  * URL and key from --base-url/--api-key or CASHLINE_BASE_URL/CASHLINE_API_KEY.
  * Errors are `error: <kind> - <message>` on stderr with a distinct exit code
- * per kind (docs/cli.md). `cashline mcp` serves the same catalogue as MCP
- * tools (src/mcp/server.ts).
+ * per kind (docs/cli.md). `cashline mcp` (src/mcp/command.ts, added by
+ * bin/cashline.ts) serves the same catalogue as MCP tools.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { CliError, getJson, orgOfRequest, type ClientOptions } from './http.js';
+import { CliError, DEFAULT_BASE_URL, getJson, orgOfRequest, type ClientOptions } from '../client/http.js';
 import { numericFields, renderTable, warningLines } from './format.js';
+import { forecastChart, type ForecastChartInput } from './chart.js';
 import {
   ENDPOINTS,
   PARAM_RULES,
@@ -37,7 +38,12 @@ interface GlobalFlags {
   format?: string;
 }
 
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
+
+/** Endpoints with `--chart` (by catalogue name): a terminal rendering of their answer. */
+export type Charts = Readonly<Record<string, ((body: unknown) => string) | undefined>>;
+export const CHARTS: Charts = {
+  forecast: (body) => forecastChart(body as ForecastChartInput),
+};
 
 export function clientOptions(flags: GlobalFlags, env: NodeJS.ProcessEnv, tool: string): ClientOptions {
   const baseUrl = flags.baseUrl ?? env.CASHLINE_BASE_URL ?? DEFAULT_BASE_URL;
@@ -73,7 +79,10 @@ function flagHelp(rule: ParamRule): string {
   return rule.kind === 'enum' ? `${rule.help}: ${rule.values.join(', ')}` : rule.help;
 }
 
-export function buildCli(io: CliIo, catalogue: readonly Endpoint[] = ENDPOINTS): Command {
+/** A command added to the CLI by the wiring (bin/cashline.ts adds `mcp`). */
+export type CliExtension = (program: Command, io: CliIo, catalogue: readonly Endpoint[]) => void;
+
+export function buildCli(io: CliIo, catalogue: readonly Endpoint[] = ENDPOINTS, charts: Charts = CHARTS, extensions: readonly CliExtension[] = []): Command {
   const program = new Command('cashline')
     .description("Read a business's cash position, forecast, receivables and payables from a Cashline service.")
     .option('--base-url <url>', `service base URL (CASHLINE_BASE_URL, default ${DEFAULT_BASE_URL})`)
@@ -91,7 +100,8 @@ export function buildCli(io: CliIo, catalogue: readonly Endpoint[] = ENDPOINTS):
       const flag = flagOf(param);
       cmd.option(rule.kind === 'boolean' ? `--${flag}` : `--${flag} <${PLACEHOLDER[rule.kind]}>`, flagHelp(rule));
     }
-    if (e.chart) cmd.option('--chart', 'draw it in the terminal instead of printing JSON');
+    const chart = charts[e.name];
+    if (chart) cmd.option('--chart', 'draw it in the terminal instead of printing JSON');
     cmd.action(async (...args: unknown[]) => {
       let id = e.id ? (args[0] as string | undefined) : undefined;
       const flags = (e.id ? args[1] : args[0]) as Record<string, unknown>;
@@ -103,39 +113,18 @@ export function buildCli(io: CliIo, catalogue: readonly Endpoint[] = ENDPOINTS):
       const body = await getJson(opts, pathOf(e, id), query);
       // What the service ignored (decisions.md `warnings`): on stderr whatever the format, and kept in the JSON.
       for (const line of warningLines(body)) io.stderr(`${line}\n`);
-      if (flags.chart && e.chart) io.stdout(e.chart(body as never));
+      if (flags.chart && chart) io.stdout(chart(body));
       else if (global.format === 'table') io.stdout(renderTable(body, numericFields(e.response)));
       else io.stdout(`${JSON.stringify(body, null, 2)}\n`);
     });
   }
 
-  program
-    .command('mcp')
-    .description('serve the same endpoints as MCP tools: over stdio (default) or streamable HTTP')
-    .option('--http', 'streamable HTTP instead of stdio (each caller sends its own key as a bearer token)')
-    .option('--host <host>', 'HTTP listen address', '127.0.0.1')
-    .option('--port <n>', 'HTTP port (0 picks a free one)', '8788')
-    .action(async (f: { http?: boolean; host: string; port: string }) => {
-      const global = program.opts<GlobalFlags>();
-      const baseUrl = global.baseUrl ?? io.env.CASHLINE_BASE_URL ?? DEFAULT_BASE_URL;
-      if (!/^https?:\/\//.test(baseUrl)) throw new CliError('validation_error', `--base-url must be an http(s) URL, got '${baseUrl}'`);
-      const { serveStdio, serveHttp } = await import('../mcp/server.js');
-      const config = { baseUrl, catalogue, apiKey: global.apiKey ?? io.env.CASHLINE_API_KEY, orgId: global.org ?? io.env.CASHLINE_ORG_ID };
-      if (!f.http) {
-        if (!config.apiKey) throw new CliError('validation_error', 'an API key is needed: --api-key or CASHLINE_API_KEY');
-        await serveStdio(config);
-        return;
-      }
-      if (!/^\d+$/.test(f.port) || Number(f.port) > 65535) throw new CliError('validation_error', `--port must be 0 to 65535, got '${f.port}'`);
-      const running = await serveHttp({ ...config, host: f.host, port: Number(f.port) });
-      io.stderr(`cashline mcp: streamable HTTP on ${running.url}\n`);
-      await running.closed;
-    });
+  for (const add of extensions) add(program, io, catalogue);
   return program;
 }
 
-export async function runCli(argv: string[], io: CliIo, catalogue?: readonly Endpoint[]): Promise<number> {
-  const program = buildCli(io, catalogue);
+export async function runCli(argv: string[], io: CliIo, catalogue?: readonly Endpoint[], charts?: Charts, extensions?: readonly CliExtension[]): Promise<number> {
+  const program = buildCli(io, catalogue, charts, extensions);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

@@ -12,7 +12,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Rng } from './random.js';
+import { Rng } from '../domain/random.js';
 
 export type XeroFiles = Record<string, unknown>;
 

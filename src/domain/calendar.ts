@@ -25,11 +25,6 @@ export function dateIn(tz: string, at: Date): string {
   return Temporal.Instant.fromEpochMilliseconds(at.getTime()).toZonedDateTimeISO(tz).toPlainDate().toString();
 }
 
-/** The UTC calendar date of `at`. */
-export function utcDate(at: Date): string {
-  return at.toISOString().slice(0, 10);
-}
-
 /** Whether a YYYY-MM-DD string is a real calendar date (2024-02-30 is not). */
 export function isCalendarDate(s: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;

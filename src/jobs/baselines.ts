@@ -9,14 +9,12 @@
  */
 import { sql } from 'drizzle-orm';
 import { Temporal } from 'temporal-polyfill';
-import type { Clock } from '../clock.js';
 import { dateIn } from '../domain/calendar.js';
 import { lastFullMonths } from '../domain/fiscal.js';
 import { analyseOrganisation, type OrganisationAnalytics } from '../domain/analytics/organisation.js';
 import { MARGIN_MONTHS } from '../domain/analytics/summary.js';
 import { type Db, rows } from '../store/db.js';
 import { loadAnalyticsInput, loadOrgSettings, writeAnalytics } from '../store/queries/analytics.js';
-import { startTicker, type Ticker } from './ticker.js';
 
 export interface BaselineRun {
   orgId: string;
@@ -161,13 +159,4 @@ export async function runNightlyBaselines(db: Db, now: Date): Promise<NightlyRes
   return out;
 }
 
-export type BaselineWorker = Ticker;
 
-/** Ticks runNightlyBaselines every `intervalMs` (default 5 minutes), first at once; never two ticks at a time (ticker.ts). */
-export function startBaselineWorker(
-  db: Db,
-  clock: Clock,
-  opts: { intervalMs?: number; onTick?: (r: NightlyResult) => void; onError?: (err: unknown) => void } = {},
-): BaselineWorker {
-  return startTicker(() => runNightlyBaselines(db, clock.now()), opts.intervalMs ?? 5 * 60_000, { result: opts.onTick, error: opts.onError });
-}

@@ -15,7 +15,7 @@ import { dec } from '../domain/money.js';
 import { latestSnapshot, sensitiveAccountIds } from '../store/queries/forecast.js';
 import { type BriefCategory, type BriefFacts, rulesBrief } from '../domain/brief/rules.js';
 import { slugify } from '../domain/slug.js';
-import { forModel, type LlmConfig, LlmBriefError, llmBrief } from '../domain/brief/llm.js';
+import { forModel, type LlmConfig, LlmBriefError, llmBrief } from './brief-llm.js';
 import { DailyBriefPayload } from '../schemas/brief.js';
 import { findMentions } from '../domain/brief/redact.js';
 import { briefNameCandidates, briefTier, insertBrief } from '../store/queries/briefs.js';

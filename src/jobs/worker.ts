@@ -15,7 +15,7 @@ import type { Clock } from '../clock.js';
 import { dateIn } from '../domain/calendar.js';
 import { type Db, rows } from '../store/db.js';
 import { connectionsDue, type LedgerEndpoint, type SyncOptions, syncOrganisation } from '../ledger/sync/sync.js';
-import type { LlmConfig } from '../domain/brief/llm.js';
+import type { LlmConfig } from './brief-llm.js';
 import { type NightlyResult, RUN_CLAIM_KIND, runNightlyBaselines } from './baselines.js';
 import { recomputeForecast } from './forecast.js';
 import { briefsDue, type BriefRunResult, generateDailyBrief, utcDate } from './brief.js';

@@ -7,14 +7,10 @@
  * the field; unknown fields are ignored. `mapPage` maps a whole response body
  * (one page) into a LedgerBatch, which src/store/ledger-write.ts writes.
  *
- * Conventions of the rows (the writer relies on them):
- * - `undefined` in a NOT NULL column means "this source does not carry it":
- *   a new row gets the column's default, a stored row keeps its value;
- * - `null` in a nullable column never overwrites a stored value;
- * - `lines: null` means the record carried no line items: stored lines stay.
- * The mapping table is in docs/import.md.
+ * The rows and their conventions are the store's (src/store/rows.ts). The
+ * mapping table is in docs/import.md.
  */
-import type * as s from '../store/schema.js';
+import type { AccountRow, BankBalanceRow, BankTransactionRow, CashItemLineRow, CashItemRow, ContactRow, EmbeddedPaymentRow, JournalLineRow, LedgerBatch, MappedBankSummary, MappedBankTransaction, MappedCashItem, MappedPurchaseOrder, OrganisationUpdate, PaymentRow, PurchaseOrderLineRow, PurchaseOrderRow, RepeatingInvoiceRow } from '../store/rows.js';
 import { canonical, dec, sum } from '../domain/money.js';
 import { isValidFyEnd } from '../domain/calendar.js';
 import { XeroValidationError, parseWith } from './xero/errors.js';
@@ -39,74 +35,6 @@ import {
 import { decimalOf, optDecimalOf, reportAmount, textOf } from './xero/fields.js';
 import { ianaFromXeroTimezone } from './xero/timezones.js';
 import { jsonTypeOf } from './xero/json.js';
-
-// ---------------------------------------------------------------------------
-// Row types
-// ---------------------------------------------------------------------------
-
-export type ContactRow = typeof s.contacts.$inferInsert;
-export type AccountRow = typeof s.accounts.$inferInsert;
-export type BankBalanceRow = typeof s.bankBalances.$inferInsert;
-export type CashItemRow = typeof s.cashItems.$inferInsert;
-export type CashItemLineRow = typeof s.cashItemLines.$inferInsert;
-export type PaymentRow = typeof s.payments.$inferInsert;
-/** A payment seen inside an invoice or credit note: no status or reconciliation state of its own. */
-export type EmbeddedPaymentRow = Omit<PaymentRow, 'status'> & { status?: string | undefined };
-export type AllocationRow = typeof s.creditNoteAllocations.$inferInsert;
-/** A credit applied to an invoice, seen from the invoice: its position in the note's allocations is unknown. */
-export type AppliedCreditRow = Omit<AllocationRow, 'seq'>;
-export type PurchaseOrderRow = typeof s.purchaseOrders.$inferInsert;
-export type PurchaseOrderLineRow = typeof s.purchaseOrderLines.$inferInsert;
-export type BankTransactionRow = typeof s.bankTransactions.$inferInsert;
-export type JournalLineRow = typeof s.journalLines.$inferInsert;
-export type RepeatingInvoiceRow = typeof s.repeatingInvoices.$inferInsert;
-
-/** What the ledger says about the organisation itself. */
-export interface OrganisationUpdate {
-  orgId: string;
-  /** Xero OrganisationID: the ledger tenant. */
-  ledgerTenantId: string;
-  /** The ledger's name (informational: the organisation's own name is the operator's). */
-  ledgerName?: string | undefined;
-  baseCurrency?: string | undefined;
-  fyEndDay?: number | undefined;
-  fyEndMonth?: number | undefined;
-  /** IANA zone, when Xero's code is a known one. */
-  timezone?: string | undefined;
-}
-
-export interface MappedCashItem {
-  item: CashItemRow;
-  /** null: the record carried no line items (stored lines are kept). */
-  lines: CashItemLineRow[] | null;
-  /** Payments embedded in the record (partial: see EmbeddedPaymentRow). */
-  payments: EmbeddedPaymentRow[];
-  /** Credit notes: the note's own allocations, replacing the stored ones; null when not carried. */
-  allocations: AllocationRow[] | null;
-  /** Invoices: credits applied to this invoice, merged into the notes' allocations. */
-  appliedCredits: AppliedCreditRow[];
-  /** A contact known only from this record (written only when not already stored). */
-  contact: ContactRow | null;
-}
-
-export interface MappedPurchaseOrder {
-  order: PurchaseOrderRow;
-  lines: PurchaseOrderLineRow[] | null;
-  contact: ContactRow | null;
-}
-
-export interface MappedBankTransaction {
-  transaction: BankTransactionRow;
-  contact: ContactRow | null;
-  /** The bank account as named by the transaction (written only when not already stored). */
-  account: AccountRow | null;
-}
-
-export interface MappedBankSummary {
-  balances: BankBalanceRow[];
-  /** The bank accounts as named by the report (written only when not already stored). */
-  accounts: AccountRow[];
-}
 
 export interface MapContext {
   orgId: string;
@@ -793,27 +721,6 @@ export const BODY_KEYS: Record<Resource, { array: string; id: string } | null> =
   BankSummary: null, // a report: the body is the record
   Journals: { array: 'Journals', id: 'JournalID' },
 };
-
-/** Everything mapped from some pages, in the shape the writer takes. */
-export interface LedgerBatch {
-  organisation: OrganisationUpdate | null;
-  contacts: ContactRow[];
-  accounts: AccountRow[];
-  /** Cash items: invoices, bills, credit notes, overpayments and prepayments. */
-  cashItems: MappedCashItem[];
-  /**
-   * Repeating invoices and bills: null when the batch carries none; a list is
-   * the organisation's whole set (the ledger answers it whole), replacing the
-   * stored one.
-   */
-  repeatingInvoices: RepeatingInvoiceRow[] | null;
-  repeatingContacts: ContactRow[];
-  purchaseOrders: MappedPurchaseOrder[];
-  payments: PaymentRow[];
-  bankTransactions: MappedBankTransaction[];
-  bankSummary: MappedBankSummary;
-  journalLines: JournalLineRow[];
-}
 
 export function emptyBatch(): LedgerBatch {
   return {

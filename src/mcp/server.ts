@@ -25,7 +25,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { CliError, getJson, orgOfRequest } from '../cli/http.js';
+import { CliError, getJson, orgOfRequest } from '../client/http.js';
 import {
   ENDPOINTS,
   PARAM_RULES,

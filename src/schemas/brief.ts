@@ -9,9 +9,10 @@ import { z } from '@hono/zod-openapi';
 import { alertFields, DateOnly, DateTime } from './common.js';
 import { OrgId } from './orgs.js';
 
-export const HEADLINE_MAX = 80;
-export const BODY_MAX = 1200;
-export const REFS_MAX = 8;
+import { BODY_MAX, HEADLINE_MAX, REFS_MAX } from '../domain/brief/types.js';
+import type * as domain from '../domain/brief/types.js';
+
+export { BODY_MAX, HEADLINE_MAX, REFS_MAX };
 
 /** Plain text: one line, no markdown or markup characters. */
 export const Headline = z
@@ -53,6 +54,10 @@ export const DailyBriefPayload = z
   .strict()
   .openapi('DailyBriefPayload');
 export type DailyBriefPayload = z.infer<typeof DailyBriefPayload>;
+
+/** Compile-time: what the schema accepts is the domain's payload type (a mismatch fails the type-check). */
+const agrees = <T>(schema: z.ZodType<T>): z.ZodType<T> => schema;
+agrees<domain.DailyBriefPayload>(DailyBriefPayload);
 
 export const GeneratorTier = z.enum(['rules', 'llm']);
 

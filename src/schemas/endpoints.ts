@@ -45,7 +45,6 @@ import {
   RevenueSummaryResponse,
   SummaryQuery,
 } from './analytics.js';
-import { forecastChart } from '../cli/chart.js';
 import { StatusResponse } from './status.js';
 import { DailyBriefResponse } from './brief.js';
 
@@ -156,15 +155,13 @@ export interface Endpoint {
   summary: string;
   /** For models (MCP tool description): when to use it, what comes back. */
   description: string;
-  /** `--chart`: renders a response for a terminal. */
-  chart?: (body: never) => string;
 }
 
 type Checked<Q> = Q extends z.ZodObject<infer S> ? (Exclude<keyof S, ParamName> extends never ? Q : { missingRuleFor: Exclude<keyof S, ParamName> }) : never;
 
 /**
  * An entry, type-checked: every query parameter has a rule, a drill's path
- * has `{id}`, and the chart accepts the response's type.
+ * has `{id}`.
  */
 export function endpoint<Q extends AnyQuery | null, R extends z.ZodType>(e: {
   name: string;
@@ -174,7 +171,6 @@ export function endpoint<Q extends AnyQuery | null, R extends z.ZodType>(e: {
   id?: { description: string; defaultsToOrg?: boolean };
   summary: string;
   description: string;
-  chart?: (body: z.infer<R>) => string;
 }): Endpoint {
   if (e.id && !e.path.includes('{id}') && !(e.id.defaultsToOrg && e.path.includes('{orgId}'))) {
     throw new Error(`${e.name}: a drill's path needs {id} (or {orgId} when the id defaults to the organisation)`);
@@ -323,7 +319,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     description: `Cash on hand now: effectiveStartingCash (what the forecast starts from, after any operator override and adjustment) and ledgerReconciledTotal (the plain sum of reconciled bank balances; a difference means drift), with a per-account breakdown. Use for "how much cash do we have". ${COMMON}`,
   }),
   endpoint({
-    name: 'forecast', path: '/api/agent/forecast', query: ForecastQuery, response: ForecastResponse, chart: forecastChart,
+    name: 'forecast', path: '/api/agent/forecast', query: ForecastQuery, response: ForecastResponse,
     summary: '13-week rolling cash forecast (--chart draws it)',
     description: `The 13-week rolling cash forecast of a scenario (default BASE; scenarioId picks another; weeks returns fewer weeks): per week opening, inflow, outflow, net and closing cash; endingCash, minClosingCash and its week (minClosingCashWeekIndex, 0-based) answer runway questions. Use for "will we run out of cash" or "what does next quarter look like". Pass notesForAgent on when relevant. ${COMMON}`,
   }),

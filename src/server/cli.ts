@@ -4,129 +4,17 @@
  * on stdout and exits 0 on success, or prints `error: <message>` on stderr and
  * exits non-zero. Progress of long work goes to stderr.
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { type Config, ConfigError, loadConfig } from '../config.js';
-import { openStore, type Store } from '../store/db.js';
+import { Command, CommanderError, Option } from 'commander';
+import { type Config, loadConfig } from '../config.js';
+import { openStore } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
-import {
-  createKey,
-  createOrg,
-  createPartner,
-  createUser,
-  linkPartner,
-  revokeKey,
-  setAccountSensitive,
-  setContactSensitive,
-  TenancyError,
-} from '../store/tenancy.js';
+import { createKey, createOrg, createPartner, createUser, linkPartner, revokeKey, setAccountSensitive, setContactSensitive } from '../store/tenancy.js';
 import { parseScopes } from '../domain/scopes.js';
-import { isCalendarDate } from '../domain/calendar.js';
-import { StoreLockedError } from '../store/embedded-lock.js';
 import { extraCommands } from './commands.js';
 import { forecastCommands } from './forecast-commands.js';
 import { forwardToServer, isServingCommand, liveServerSocket } from './ops-socket.js';
+import { action, dateArg, describeError, intArg, type Io, OperatorError, processIo } from './action.js';
 
-export interface Io {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: NodeJS.ProcessEnv;
-  /** The running server's store: the command runs inside the server (src/server/ops-socket.ts). */
-  sharedStore?: Store;
-}
-
-/** An error whose message is for the operator (no stack trace printed). */
-export class OperatorError extends Error {}
-
-export interface CommandContext {
-  config: Config;
-  io: Io;
-  /** Opens (once) and migrates the configured store. */
-  store(): Promise<Store>;
-}
-
-const processIo: Io = {
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
-  env: process.env,
-};
-
-export function intArg(name: string, min: number, max: number) {
-  return (value: string): number => {
-    if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number`);
-    const n = Number(value);
-    if (n < min || n > max) throw new InvalidArgumentError(`${name} must be between ${min} and ${max}`);
-    return n;
-  };
-}
-
-export function dateArg(name: string) {
-  return (value: string): string => {
-    if (!isCalendarDate(value)) throw new InvalidArgumentError(`${name} must be a date YYYY-MM-DD`);
-    return value;
-  };
-}
-
-/**
- * Wraps an action: builds the context, runs it, prints its JSON result, and
- * turns failures into `error: <message>` with exit code 1. Long-running
- * actions (serve, demo) return `undefined` and keep the process alive.
- */
-export function action<A extends unknown[]>(
-  io: Io,
-  fn: (ctx: CommandContext, ...args: A) => Promise<unknown>,
-): (...args: A) => Promise<void> {
-  return async (...args: A) => {
-    let store: Store | undefined;
-    let keepOpen = false;
-    try {
-      const config = loadConfig(io.env);
-      const ctx: CommandContext = {
-        config,
-        io,
-        async store() {
-          if (io.sharedStore) return io.sharedStore;
-          if (!store) {
-            store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CASHLINE_DATA_DIR });
-            await migrate(store.db);
-          }
-          return store;
-        },
-      };
-      const result = await fn(ctx, ...args);
-      if (result === KEEP_RUNNING) {
-        keepOpen = true;
-        return;
-      }
-      io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-    } catch (err) {
-      process.exitCode = 1;
-      io.stderr(`error: ${describe(err)}\n`);
-    } finally {
-      if (store && !keepOpen) await store.close().catch(() => {});
-    }
-  };
-}
-
-/** Returned by actions that keep serving (serve, worker, demo). */
-export const KEEP_RUNNING = Symbol('keep-running');
-
-function describe(err: unknown): string {
-  if (
-    err instanceof TenancyError ||
-    err instanceof ConfigError ||
-    err instanceof OperatorError ||
-    err instanceof StoreLockedError ||
-    err instanceof InvalidArgumentError
-  ) {
-    return err.message;
-  }
-  if (err instanceof Error) {
-    // Known operational errors carry a clear message; anything else is
-    // reported by its message only (never a stack trace on stderr).
-    return err.message || err.name;
-  }
-  return String(err);
-}
 
 export function buildProgram(io: Io = processIo): Command {
   const program = new Command('cashline-server')
@@ -292,11 +180,11 @@ export async function main(argv: string[], io: Io = processIo): Promise<void> {
       if (code !== 0) process.exitCode = code;
     } catch (err) {
       process.exitCode = 1;
-      io.stderr(`error: ${describe(err)}\n`);
+      io.stderr(`error: ${describeError(err)}\n`);
     }
     return;
   }
-  const program = buildProgram(io);
+  const program = buildProgram({ ...io, program: main });
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
@@ -305,7 +193,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<void> {
       return;
     }
     process.exitCode = 1;
-    io.stderr(`error: ${describe(err)}\n`);
+    io.stderr(`error: ${describeError(err)}\n`);
   }
 }
 

@@ -1,6 +1,6 @@
 /** Subcommands of `cashline-server` that run the ledger and the service. */
 import type { Command } from 'commander';
-import { action, type CommandContext, intArg, type Io, KEEP_RUNNING, OperatorError } from './cli.js';
+import { action, type CommandContext, intArg, type Io, KEEP_RUNNING, OperatorError } from './action.js';
 import { closeOnSignals, startServer } from '../api/server.js';
 import { createLogger } from '../log.js';
 import { RedisLimiter } from '../store/redis-usage.js';
@@ -18,7 +18,6 @@ import { connectLedger, ledgerEndpoint, SyncError, syncOrganisation } from '../l
 import { ledgerAlertFor } from '../api/envelope.js';
 import { startDemoLedger } from './demo-ledger.js';
 import { startOpsSocket } from './ops-socket.js';
-import { main } from './cli.js';
 
 /** Starts the API on the context's store and keeps the process serving until SIGTERM/SIGINT. */
 export async function serveApi(ctx: CommandContext, opts: { host?: string; port?: number } = {}) {
@@ -35,7 +34,8 @@ export async function serveApi(ctx: CommandContext, opts: { host?: string; port?
     ...(limiter ? { limiter } : {}),
   });
   // On the embedded store, operations commands on this data folder run here (ops-socket.ts).
-  const opsSocket = store.kind === 'pglite' && ctx.config.CASHLINE_DATA_DIR !== 'memory://' ? await startOpsSocket(ctx.config.CASHLINE_DATA_DIR, store, main) : null;
+  const program = ctx.io.program;
+  const opsSocket = program && store.kind === 'pglite' && ctx.config.CASHLINE_DATA_DIR !== 'memory://' ? await startOpsSocket(ctx.config.CASHLINE_DATA_DIR, store, program) : null;
   closeOnSignals(
     server,
     async () => {
@@ -169,7 +169,6 @@ export function extraCommands(program: Command, io: Io): void {
         }
         const progress = progressPrinter(io, 'sync');
         const logger = createLogger(ctx.config);
-        const now = ctx.config.clock.now();
         try {
           // The same claim as the workers' sync: never two syncs of one organisation at a time.
           // The workers' lock too: never two syncs of one organisation at a time (released by the server if this process dies).

@@ -13,10 +13,10 @@ import { generateDemo } from '../demo/generate.js';
 import { datasetFromFiles, startXeroServer } from '../xero-server/server.js';
 import { connectLedger, type LedgerEndpoint, syncOrganisation } from '../ledger/sync/sync.js';
 import { createOrg, getOrg, setAccountSensitive, setContactSensitive } from '../store/tenancy.js';
-import type { CommandContext } from './cli.js';
+import type { CommandContext } from './action.js';
 import type { Progress } from './progress.js';
 import { DEMO_ORGS } from './demo.js';
-import { OperatorError } from './cli.js';
+import { OperatorError } from './action.js';
 
 /** The demo's own server allows more than Xero's 60 calls a minute, so the first sync takes seconds (Xero's limits apply against Xero). */
 const DEMO_PER_MINUTE = 1200;

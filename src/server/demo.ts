@@ -28,7 +28,7 @@ import type { Progress } from './progress.js';
 import { recomputeForecast } from '../jobs/forecast.js';
 import { recomputeBaselines } from '../jobs/baselines.js';
 import { generateDailyBrief } from '../jobs/brief.js';
-import type { LlmConfig } from '../domain/brief/llm.js';
+import type { LlmConfig } from '../jobs/brief-llm.js';
 
 export const DEMO_PARTNER_ID = '00000000-0000-4000-8000-0000000000a1';
 export const DEMO_ORGS = [

@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Command, InvalidArgumentError } from 'commander';
-import { action, type CommandContext, dateArg, type Io, OperatorError } from './cli.js';
+import { action, type CommandContext, dateArg, type Io, OperatorError } from './action.js';
 import { requireOrg } from '../store/tenancy.js';
 import { recomputeForecast, type RecomputeResult } from '../jobs/forecast.js';
 import {

@@ -17,7 +17,7 @@ import { chmodSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Store } from '../store/db.js';
-import type { Io } from './cli.js';
+import type { Io } from './action.js';
 
 export const OPS_SOCKET = 'cashline.sock';
 

@@ -2,7 +2,7 @@
  * Progress of long work (demo generation, import, sync, backtest) on stderr:
  * a self-overwriting line on a terminal, a line per step (throttled) otherwise.
  */
-import type { Io } from './cli.js';
+import type { Io } from './action.js';
 
 export interface Progress {
   (step: string, done: number, total: number): void;

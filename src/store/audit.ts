@@ -4,7 +4,7 @@
  * request id, duration). Written by src/api/observe.ts.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type Db, rows } from './db.js';
+import { type Db } from './db.js';
 
 export interface AuditEntry {
   orgId: string | null;

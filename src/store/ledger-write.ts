@@ -44,7 +44,7 @@ import type {
   PaymentRow,
   PurchaseOrderLineRow,
   RepeatingInvoiceRow,
-} from '../ledger/map.js';
+} from './rows.js';
 
 export class LedgerWriteError extends Error {}
 

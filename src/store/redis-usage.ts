@@ -24,7 +24,7 @@ import {
   secondsUntilFree,
   type Usage,
   usageFrom,
-} from '../api/limits.js';
+} from '../domain/plans.js';
 
 // KEYS[1] bucket; ARGV: now (ms, '' = server time), window ms, limit, member
 // Returns {admitted (0/1), now, scores of the window after the call...}

@@ -15,9 +15,7 @@ import type { Scope } from '../domain/scopes.js';
 export class TenancyError extends Error {}
 
 export const PLANS = ['Free', 'Pocket', 'Wallet', 'Vault', 'Reserve'] as const;
-export type Plan = (typeof PLANS)[number];
 export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled', 'trial_ended'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 export interface CreateOrgInput {
   name: string;
@@ -124,12 +122,6 @@ export async function requireOrg(db: Db, orgId: string) {
   return org;
 }
 
-export async function getBillingAccount(db: Db, id: string | null) {
-  if (!id) return null;
-  const [ba] = await db.select().from(s.billingAccounts).where(eq(s.billingAccounts.id, id));
-  return ba ?? null;
-}
-
 export async function createUser(db: Db, input: { orgId: string; name?: string; now: Date }): Promise<{ userId: string }> {
   const org = await requireOrg(db, input.orgId);
   const userId = randomUUID();
@@ -218,11 +210,6 @@ export async function revokeKey(db: Db, keyPrefix: string, now: Date): Promise<{
   return { keyPrefix, revoked: true };
 }
 
-export async function findKeyByPrefix(db: Db, keyPrefix: string) {
-  const [k] = await db.select().from(s.apiKeys).where(eq(s.apiKeys.keyPrefix, keyPrefix));
-  return k ?? null;
-}
-
 export async function createPartner(db: Db, input: { name: string; now: Date; id?: string }): Promise<{ partnerId: string }> {
   const name = input.name.trim();
   if (!name) throw new TenancyError('--name must not be empty');
@@ -243,14 +230,6 @@ export async function linkPartner(
     .values({ partnerId: input.partnerId, orgId: input.orgId, createdAt: input.now })
     .onConflictDoNothing();
   return { partnerId: input.partnerId, orgId: input.orgId, linked: true };
-}
-
-export async function isPartnerLinked(db: Db, partnerId: string, orgId: string): Promise<boolean> {
-  const [l] = await db
-    .select({ orgId: s.partnerLinks.orgId })
-    .from(s.partnerLinks)
-    .where(and(eq(s.partnerLinks.partnerId, partnerId), eq(s.partnerLinks.orgId, orgId)));
-  return Boolean(l);
 }
 
 export interface OrgListing {
@@ -301,9 +280,4 @@ export async function setAccountSensitive(db: Db, orgId: string, codeOrId: strin
     .returning({ id: s.accounts.id });
   if (updated.length === 0) throw new TenancyError(`--account: no account with code or id '${codeOrId}' in organisation '${orgId}'`);
   return { orgId, account: codeOrId, accountIds: updated.map((u) => u.id), sensitive: on };
-}
-
-export async function listActiveOrgIds(db: Db): Promise<string[]> {
-  const r = await db.select({ id: s.organisations.id }).from(s.organisations).where(eq(s.organisations.active, true));
-  return r.map((x) => x.id);
 }

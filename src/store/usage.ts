@@ -29,7 +29,7 @@ import {
   secondsUntilFree,
   type Usage,
   usageFromSummary,
-} from '../api/limits.js';
+} from '../domain/plans.js';
 
 interface WindowRow extends Record<string, unknown> {
   n: number;

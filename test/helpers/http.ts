@@ -22,7 +22,7 @@ import { startServer, type RunningServer } from '../../src/api/server.js';
 import type { ApiApp } from '../../src/api/context.js';
 import { notFound } from '../../src/api/errors.js';
 import { agentRoute, withAlerts } from '../../src/api/route.js';
-import type { Limiter } from '../../src/api/limits.js';
+import type { Limiter } from '../../src/domain/plans.js';
 import { rows, type StoreKind } from '../../src/store/db.js';
 import * as s from '../../src/store/schema.js';
 import { ResponseChecker } from './openapi.js';

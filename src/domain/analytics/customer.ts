@@ -11,8 +11,6 @@ export type Cadence = 'WEEKLY' | 'FORTNIGHTLY' | 'MONTHLY' | 'QUARTERLY' | 'ANNU
 export type ChurnState = 'Active' | 'At-risk' | 'Churned';
 export type AbcClass = 'A' | 'B' | 'C';
 
-export const CADENCES: readonly Cadence[] = ['WEEKLY', 'FORTNIGHTLY', 'MONTHLY', 'QUARTERLY', 'ANNUAL', 'NONE'];
-
 /** A sales invoice as the analytics read it (amounts already in the organisation's base currency). */
 export interface SalesInvoice {
   contactId: string;

@@ -13,7 +13,7 @@
  * sensitive contact called "Ace" does not rewrite "Acer Traders".
  * Pure: no I/O.
  */
-import type { BriefRef, BriefSection, DailyBriefPayload } from '../../schemas/brief.js';
+import type { BriefRef, BriefSection, DailyBriefPayload } from './types.js';
 import { SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../sensitive.js';
 import { cleanName, fitHeadline } from './rules.js';
 

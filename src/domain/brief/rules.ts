@@ -3,12 +3,11 @@
  * facts the job gathers (the latest BASE forecast, overdue receivables, the
  * insight engine's notes). Pure: the same facts give the same brief.
  */
-import { dec, sum, type Dec } from '../money.js';
-import { slugify } from '../slug.js';
+import { dec, type Dec } from '../money.js';
 import { money } from '../insights/format.js';
 import { TIGHT_WEEKS_OF_OUTFLOWS } from '../insights/engine.js';
 import type { AgentNote } from '../forecast/types.js';
-import { type BriefRef, type BriefSection, type DailyBriefPayload, HEADLINE_MAX } from '../../schemas/brief.js';
+import { type BriefRef, type BriefSection, type DailyBriefPayload, HEADLINE_MAX } from './types.js';
 
 export interface BriefCategory {
   key: string;
@@ -193,6 +192,3 @@ export function rulesBrief(f: BriefFacts): DailyBriefPayload {
 
   return { mainDriver, riskSignal, recommendedAction };
 }
-
-/** Sums used by the facts loader (exported for tests). */
-export const total = (values: string[]) => sum(values).toString();

@@ -17,7 +17,8 @@
  *   distribution: with many invoices the customer's habit dominates, with
  *   none it is the organisation's.
  */
-import { countOf, type Counts } from './history.js';
+import { countOf } from './history.js';
+import type { Counts } from './types.js';
 
 export const DMIN = -60;
 export const DMAX = 365;

@@ -19,8 +19,6 @@ export interface Amount {
 const WHOLE_CENTS = /^(-?)(\d{1,13})(?:\.(\d{1,2})0*)?$/;
 const ZERO_DEC = new D(0);
 
-export const ZERO: Amount = Object.freeze({ cents: 0, extra: null }) as Amount;
-
 /** Parses a NUMERIC string (or Decimal) exactly. */
 export function amountOf(v: MoneyInput | null | undefined): Amount {
   if (v === null || v === undefined || v === '') return { cents: 0, extra: null };
@@ -46,12 +44,6 @@ export function splitDec(d: Dec): Amount {
   return { cents: 0, extra: d };
 }
 
-/** Whole cents (an integer) as an Amount. */
-export function cents(c: number): Amount {
-  if (!Number.isSafeInteger(c)) throw new RangeError(`not whole cents: ${c}`);
-  return { cents: c, extra: null };
-}
-
 export function toDec(a: Amount): Dec {
   const base = new D(a.cents).div(100);
   return a.extra ? base.plus(a.extra) : base;
@@ -68,17 +60,9 @@ export function amountText(a: Amount): string {
   return `${sign}${whole}.${frac % 10 === 0 ? frac / 10 : String(frac).padStart(2, '0')}`;
 }
 
-export function isZero(a: Amount): boolean {
-  return a.cents === 0 && (a.extra === null || a.extra.isZero());
-}
-
 export function isPositive(a: Amount): boolean {
   if (a.extra === null) return a.cents > 0;
   return toDec(a).gt(0);
-}
-
-export function neg(a: Amount): Amount {
-  return { cents: -a.cents || 0, extra: a.extra ? a.extra.neg() : null };
 }
 
 /** a + b, exact. */

@@ -77,7 +77,3 @@ export function addMonths(day: number, months: number, dom?: number): number {
   return Math.floor(Date.UTC(y, m, Math.min(want, last)) / DAY_MS);
 }
 
-/** 'YYYY-MM' of a day. */
-export function yearMonth(day: number): string {
-  return fromDay(day).slice(0, 7);
-}

@@ -16,24 +16,15 @@ import {
 import { Acc, amountOf, factorOf, isPositive, roundToCents, scale, splitByWeights, toDec, type Amount, type Factor } from './cents.js';
 import { fromDay, mondayOf, monthIndex, monthKey, monthOf, toDay } from './days.js';
 import { cashPosition } from './opening.js';
-import { matchPurchaseOrders, type SuppressedReason } from './purchase-orders.js';
+import { matchPurchaseOrders } from './purchase-orders.js';
 import { detectCadence, isActive, nextOccurrences } from './recurring.js';
 import { countOf, countsMedian, countsQuantiles, LOOKBACK, summariseHistory } from './history.js';
 import { gapModel, renewalDensity } from './renewal.js';
 import { isGenerating, scheduleOccurrences, scheduledDueDay } from './schedules.js';
-import type {
-  CashPosition,
-  CategoryEntry,
-  ContactCredit,
-  ForecastInput,
-  ForecastPayload,
-  ForecastWeek,
-  LedgerItem,
-  ManualItem,
-  Scenario,
-  ScenarioAdjustments,
-} from './types.js';
+import type { CategoryEntry, ContactCredit, ForecastInput, ForecastPayload, ForecastWeek, LedgerItem, ManualItem, Scenario, ScenarioAdjustments } from './types.js';
 import { buildNotes } from '../insights/engine.js';
+import type { DailyPrediction, Facts, PItem, PointPrediction, PreparedForecast } from './prepared.js';
+
 
 /** Snapshots of engine version 1 had no guaranteedInflow/forecastInflow split. */
 export const ENGINE_VERSION = 2;
@@ -51,93 +42,13 @@ const FREQUENT_EVENTS = 6;
 const DEFAULT_AP_TERMS = 30;
 
 // ---------------------------------------------------------------------------
-// Parsed inputs
+// Parsed inputs (their types: prepared.ts)
 // ---------------------------------------------------------------------------
-
-export interface PItem {
-  src: LedgerItem;
-  ar: boolean;
-  issue: number | null;
-  due: number | null;
-  paid: number | null;
-  /** The total as a float: for statistics only, never for money. */
-  totalF: number;
-  /** Exact amounts, parsed on first use (most of history never needs them). */
-  total$?: Amount;
-  due$?: Amount;
-  /** What is still expected after the contact's unallocated credits (applyCredits); the amount due without any. */
-  owed$?: Amount;
-}
 
 interface OrderEv {
   day: number;
   value: number;
   accountId: string | null;
-}
-
-/** Expected values per day (index u: day base + u) of a statistical series, with the lag from event to cash. */
-interface DailyPrediction {
-  id: string;
-  inflow: boolean;
-  base: number;
-  /** Expected money (in currency units, a float estimate) of events on day base + u. */
-  values: Float64Array;
-  /** Days from the event to the cash moving (terms + usual delay). */
-  lag: number;
-  /** When set, the event's money is shared equally over these lags instead (terms + quantiles of the payment delay). */
-  lags?: number[];
-  /** Whether the customers' payment-delay shift of a scenario applies. */
-  customer: boolean;
-  accountId: string | null;
-}
-
-interface PointPrediction {
-  id: string;
-  inflow: boolean;
-  day: number;
-  amount: Amount;
-  accountId: string | null;
-  statistical: boolean;
-  /** A customer's payment: moved by the scenario's payment-delay shift. */
-  customer?: boolean;
-}
-
-export interface PreparedForecast {
-  input: ForecastInput;
-  asOf: number;
-  starts: number[];
-  ends: number[];
-  end: number;
-  items: PItem[];
-  /** The AUTHORISED, DRAFT and SUBMITTED invoices and bills: what projection places. */
-  openItems: PItem[];
-  orgDelay: DelayDist;
-  customerDelays: Map<string, number[]>;
-  distCache: Map<string, DelayDist>;
-  arTerms: Map<string, number>;
-  orgArTerms: number;
-  orgArDelayMedian: number;
-  apTerms: Map<string, number>;
-  orgApTerms: number;
-  orgBillDelay: number;
-  poReasons: Map<string, SuppressedReason | null>;
-  daily: DailyPrediction[];
-  points: PointPrediction[];
-  /** Seasonal index per calendar month (1 = average); all 1 without two years of history. */
-  season: number[];
-  cash: CashPosition;
-  /** Facts the insight engine reads. */
-  facts: Facts;
-}
-
-export interface Facts {
-  /** Invoiced (AR, base currency) per month 'YYYY-MM', complete months and the current one. */
-  monthlyRevenue: Map<string, number>;
-  seasonalityMonths: number;
-  openReceivables: { id: string; contactId: string | null; amountDue: number; due: number }[];
-  pipelineTotal: number;
-  /** Receipts (AR payments) in the 28 days before today, from paid dates. */
-  receiptsLast28: number;
 }
 
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -932,5 +843,3 @@ export function runForecast(input: ForecastInput, scenarios: readonly Scenario[]
   const prepared = prepareForecast(input);
   return { prepared, payloads: scenarios.map((s) => projectForecast(prepared, s, computedAt)) };
 }
-
-export { toF as amountToNumber };

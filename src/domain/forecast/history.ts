@@ -11,7 +11,7 @@
  */
 import { add, amountOf, amountText, type Amount } from './cents.js';
 import { monthIndex, toDay } from './days.js';
-import type { LedgerItem } from './types.js';
+import type { Counts, LedgerHistory, LedgerItem } from './types.js';
 
 /** History window of the behaviour models (days): delays, terms, bills. */
 export const LOOKBACK = 730;
@@ -20,40 +20,6 @@ export const ORDER_HISTORY = 3 * 365;
 /** Each contact's latest this many delays and terms are kept. */
 export const RECENT = 12;
 
-/** How many times each value occurs. */
-export type Counts = Map<number, number>;
-
-/** A contact's documents summed per day, oldest first. */
-export interface DaySeries {
-  days: number[];
-  /** Exact decimal strings, one per day: the document's total, or the canonical sum of the day's documents. */
-  totals: string[];
-  /** The account of the contact's latest document of this kind (by date, then id): the category of what is predicted from it. */
-  accountId: string | null;
-}
-
-export interface LedgerHistory {
-  /** Invoices paid before today: paid - due (the issue date when no due date) in days, of those due within LOOKBACK. */
-  arDelays: Counts;
-  /** Per customer: the delays of its latest RECENT paid invoices (by paid date, then id), oldest first. */
-  customerDelays: Map<string, number[]>;
-  /** Per contact: the terms (due - issue, at least 0) of its latest RECENT AUTHORISED or PAID invoices (bills) issued by today, oldest first. */
-  arTerms: Map<string, number[]>;
-  apTerms: Map<string, number[]>;
-  /** The same terms of every such document issued within LOOKBACK. */
-  orgArTerms: Counts;
-  orgApTerms: Counts;
-  /** Bills paid before today, within 365 days: paid - due (or issue). */
-  billDelays: Counts;
-  /** Totals of the invoices paid in the 28 days before today. */
-  receiptsLast28: string;
-  /** AUTHORISED and PAID invoices per month of issue (month index, days.ts), issued by today. */
-  monthlyRevenue: Map<number, string>;
-  /** Per customer: its invoices of any status dated by today, within ORDER_HISTORY. */
-  orders: Map<string, DaySeries>;
-  /** Per supplier: its bills of any status dated by today, within LOOKBACK. */
-  bills: Map<string, DaySeries>;
-}
 
 // ---------------------------------------------------------------------------
 // Counts

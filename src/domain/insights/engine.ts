@@ -24,7 +24,7 @@
  *   receivables (with at least AUD/GBP/... 1,000 open); warn at 40%.
  */
 import type { AgentNote, ForecastPayload, NoteKind, NoteWindow } from '../forecast/types.js';
-import type { PreparedForecast } from '../forecast/engine.js';
+import type { PreparedForecast } from '../forecast/prepared.js';
 import { dec } from '../money.js';
 import { monthOf } from '../forecast/days.js';
 import { fallbackNotes } from './fallback.js';

@@ -28,7 +28,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../store/db.js';
 import * as s from '../../store/schema.js';
 import { writeLedgerBatch, LedgerWriteError } from '../../store/ledger-write.js';
-import { mapPage, recordsOf, type MapContext, type Resource, XeroRecordError, type LedgerBatch } from '../map.js';
+import { mapPage, recordsOf, type MapContext, type Resource, XeroRecordError } from '../map.js';
+import type { LedgerBatch } from '../../store/rows.js';
 import { parseXeroTimestamp } from '../xero/dates.js';
 import { XeroClient, type XeroClientOptions, XeroError } from './client.js';
 

@@ -103,10 +103,6 @@ export const optDate = z
   .any()
   .transform((v: unknown, ctx): string | undefined => (absent(v) ? undefined : readDate(v, ctx)))
   .optional();
-/** An instant, as a Date. */
-export const timestamp = z
-  .any()
-  .transform((v: unknown, ctx): Date => (absent(v) ? fail(ctx, 'required') : readTimestamp(v, ctx)));
 export const optTimestamp = z
   .any()
   .transform((v: unknown, ctx): Date | undefined => (absent(v) ? undefined : readTimestamp(v, ctx)))

@@ -15,9 +15,6 @@
  * string is never mistaken for a number or the other way round.
  */
 
-/** First character of a string that stands for a long JSON number literal. */
-export const NUMBER_MARK = '\u0000';
-
 export class JsonSyntaxError extends Error {}
 
 const QUOTE = 34;

@@ -342,16 +342,5 @@ export const XeroBankSummary = object({
   Reports: array(XeroReport).min(1, 'expected at least one report'),
 });
 
-export type XeroOrganisationT = z.infer<typeof XeroOrganisation>;
-export type XeroContactT = z.infer<typeof XeroContact>;
-export type XeroAccountT = z.infer<typeof XeroAccount>;
-export type XeroInvoiceT = z.infer<typeof XeroInvoice>;
-export type XeroCreditNoteT = z.infer<typeof XeroCreditNote>;
-export type XeroRepeatingInvoiceT = z.infer<typeof XeroRepeatingInvoice>;
 export type XeroLineItemT = z.infer<typeof XeroLineItem>;
 export type XeroEmbeddedPaymentT = z.infer<typeof XeroEmbeddedPayment>;
-export type XeroPurchaseOrderT = z.infer<typeof XeroPurchaseOrder>;
-export type XeroPaymentT = z.infer<typeof XeroPayment>;
-export type XeroBankTransactionT = z.infer<typeof XeroBankTransaction>;
-export type XeroJournalT = z.infer<typeof XeroJournal>;
-export type XeroBankSummaryT = z.infer<typeof XeroBankSummary>;

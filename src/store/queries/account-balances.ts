@@ -13,9 +13,7 @@ import { sql } from 'drizzle-orm';
 import { type Db, rows } from '../db.js';
 import { canonical, dec } from '../../domain/money.js';
 import type { AccountBalance } from '../../schemas/ledger.js';
-import { SENSITIVE_ACCOUNT_NAME } from './contacts.js';
-
-export const BALANCE_SHEET_CLASSES = ['ASSET', 'LIABILITY', 'EQUITY'] as const;
+import { SENSITIVE_ACCOUNT as SENSITIVE_ACCOUNT_NAME } from '../../domain/sensitive.js';
 
 export async function accountBalances(
   db: Db,

@@ -16,7 +16,7 @@ import { sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from '../db.js';
 import { accountBalances } from '../../domain/forecast/opening.js';
 import type { BankAccount } from '../../schemas/ledger.js';
-import { SENSITIVE_ACCOUNT_NAME } from './contacts.js';
+import { SENSITIVE_ACCOUNT as SENSITIVE_ACCOUNT_NAME } from '../../domain/sensitive.js';
 import { loadBankBalances } from './forecast.js';
 
 export async function listBankAccounts(

@@ -5,7 +5,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { type Db, rows } from '../db.js';
 import * as s from '../schema.js';
-import type { DailyBriefPayload } from '../../schemas/brief.js';
+import type { DailyBriefPayload } from '../../domain/brief/types.js';
 import type { BriefMention, NameCandidate, SensitiveNow } from '../../domain/brief/redact.js';
 
 export interface StoredBrief {

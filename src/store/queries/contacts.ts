@@ -21,7 +21,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, rows } from '../db.js';
 import type { CursorPosition } from '../../domain/cursor.js';
-import { canonical, canonicalOrNull, dec } from '../../domain/money.js';
+import { canonical, canonicalOrNull } from '../../domain/money.js';
 import { addDays, daysBetween } from '../../domain/calendar.js';
 import {
   type ChurnState,
@@ -34,11 +34,10 @@ import {
 import { clamp } from '../../domain/analytics/stats.js';
 import { type ContactSort, type ContactType, TOTALS_CAP } from '../../domain/list-params.js';
 import type { ContactDrill, ContactLastItem, ContactSummary, ContactsTotals, RecentPaidInvoice } from '../../schemas/ledger.js';
-import { type AggregateSource, countOf, dayToDateTime, type KeysetSpec, keysetPage, sortKeyText, tsToDateTime, textArray } from './paging.js';
+import { type AggregateSource, countOf, dayToDateTime, type KeysetSpec, keysetPage, sortKeyText, tsToDateTime } from './paging.js';
+import { SENSITIVE_ACCOUNT } from '../../domain/sensitive.js';
 
 export const RECENT_PAID_LIMIT = 50;
-export const SENSITIVE_CONTACT_NAME = 'Sensitive contact';
-export const SENSITIVE_ACCOUNT_NAME = 'Sensitive account';
 
 function typeWhere(orgId: string, type: ContactType): SQL {
   const conds: SQL[] = [sql`c.org_id = ${orgId}`];
@@ -359,7 +358,7 @@ export async function getContact(db: Db, input: ContactDrillInput): Promise<{ co
       paidDate: dayToDateTime(p.paid_date),
       daysLate: p.due_date ? daysBetween(p.due_date, p.paid_date) : null,
       accountCode: masked ? null : p.account_code,
-      accountName: masked ? SENSITIVE_ACCOUNT_NAME : (p.account_name ?? ''),
+      accountName: masked ? SENSITIVE_ACCOUNT : (p.account_name ?? ''),
     };
   });
   const lastInvoice = last.find((r) => r.source === 'LEDGER_INVOICE');

@@ -14,7 +14,8 @@ import { sql } from 'drizzle-orm';
 import { type Db, rows } from '../db.js';
 import { addDays } from '../../domain/calendar.js';
 import { toDay } from '../../domain/forecast/days.js';
-import { HistoryBuilder, setSeriesAccounts, STATUS_OF_LETTER, type LedgerHistory } from '../../domain/forecast/history.js';
+import { HistoryBuilder, setSeriesAccounts, STATUS_OF_LETTER } from '../../domain/forecast/history.js';
+import type { LedgerHistory } from '../../domain/forecast/types.js';
 import type { LedgerItem } from '../../domain/forecast/types.js';
 
 /** How far back the engine looks (days): the behaviour models use two years, seasonality three. */

@@ -6,7 +6,7 @@
  * strings, converted to the base currency at the document's rate
  * (base = amount / currency_rate, Xero's convention) rounded to cents.
  */
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from '../db.js';
 import * as s from '../schema.js';
 import { dateIn } from '../../domain/calendar.js';

@@ -11,8 +11,8 @@
  * sensitive contact and account becomes "Sensitive contact N" / "Sensitive
  * account N", so sensitive names never reach the model.
  */
-import { DailyBriefPayload } from '../../schemas/brief.js';
-import type { BriefFacts } from './rules.js';
+import { DailyBriefPayload } from '../schemas/brief.js';
+import type { BriefFacts } from '../domain/brief/rules.js';
 
 export interface LlmConfig {
   baseUrl: string;

@@ -2,6 +2,10 @@
  * The `cashline` client's HTTP side: it talks to a running service and
  * nothing else (no store code is loaded). Errors map to the kinds of spec 7.
  */
+
+/** Where the CLI and the MCP server look for the service when no base URL is given. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
+
 export const ERROR_KINDS = {
   auth_required: 3,
   invalid_scope: 4,

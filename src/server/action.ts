@@ -1,0 +1,118 @@
+/**
+ * What every `cashline-server` command is built with: the I/O it prints to,
+ * its context (configuration, the store opened on demand), argument parsers,
+ * and `action`, which runs a command and prints its JSON result or
+ * `error: <message>` with exit code 1.
+ */
+import { InvalidArgumentError } from 'commander';
+import { type Config, ConfigError, loadConfig } from '../config.js';
+import { openStore, type Store } from '../store/db.js';
+import { migrate } from '../store/migrate.js';
+import { TenancyError } from '../store/tenancy.js';
+import { isCalendarDate } from '../domain/calendar.js';
+import { StoreLockedError } from '../store/embedded-lock.js';
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  /** The running server's store: the command runs inside the server (src/server/ops-socket.ts). */
+  sharedStore?: Store;
+  /** The whole program (`main`): a serving command runs operations forwarded over its socket with it. */
+  program?: (argv: string[], io: Io) => Promise<void>;
+}
+
+/** An error whose message is for the operator (no stack trace printed). */
+export class OperatorError extends Error {}
+
+export interface CommandContext {
+  config: Config;
+  io: Io;
+  /** Opens (once) and migrates the configured store. */
+  store(): Promise<Store>;
+}
+
+export const processIo: Io = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  env: process.env,
+};
+
+export function intArg(name: string, min: number, max: number) {
+  return (value: string): number => {
+    if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number`);
+    const n = Number(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`${name} must be between ${min} and ${max}`);
+    return n;
+  };
+}
+
+export function dateArg(name: string) {
+  return (value: string): string => {
+    if (!isCalendarDate(value)) throw new InvalidArgumentError(`${name} must be a date YYYY-MM-DD`);
+    return value;
+  };
+}
+
+/**
+ * Wraps an action: builds the context, runs it, prints its JSON result, and
+ * turns failures into `error: <message>` with exit code 1. Long-running
+ * actions (serve, demo) return `undefined` and keep the process alive.
+ */
+export function action<A extends unknown[]>(
+  io: Io,
+  fn: (ctx: CommandContext, ...args: A) => Promise<unknown>,
+): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    let store: Store | undefined;
+    let keepOpen = false;
+    try {
+      const config = loadConfig(io.env);
+      const ctx: CommandContext = {
+        config,
+        io,
+        async store() {
+          if (io.sharedStore) return io.sharedStore;
+          if (!store) {
+            store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CASHLINE_DATA_DIR });
+            await migrate(store.db);
+          }
+          return store;
+        },
+      };
+      const result = await fn(ctx, ...args);
+      if (result === KEEP_RUNNING) {
+        keepOpen = true;
+        return;
+      }
+      io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    } catch (err) {
+      process.exitCode = 1;
+      io.stderr(`error: ${describeError(err)}\n`);
+    } finally {
+      if (store && !keepOpen) await store.close().catch(() => {});
+    }
+  };
+}
+
+/** Returned by actions that keep serving (serve, worker, demo). */
+export const KEEP_RUNNING = Symbol('keep-running');
+
+export function describeError(err: unknown): string {
+  if (
+    err instanceof TenancyError ||
+    err instanceof ConfigError ||
+    err instanceof OperatorError ||
+    err instanceof StoreLockedError ||
+    err instanceof InvalidArgumentError
+  ) {
+    return err.message;
+  }
+  if (err instanceof Error) {
+    // Known operational errors carry a clear message; anything else is
+    // reported by its message only (never a stack trace on stderr).
+    return err.message || err.name;
+  }
+  return String(err);
+}
+
