@@ -1,7 +1,7 @@
 /**
  * The layers of the code (docs/architecture.md), checked by `npm run lint`:
  * a layer imports only the layers below it, and nothing imports in a circle
- * (type-only imports included).
+ * (type-only imports included), and SQL is built only in src/store/.
  *
  *   server, bin                wiring and commands: may use everything
  *   cli, mcp                   clients: only client, schemas, domain
@@ -48,6 +48,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(clock|config|log)\\.ts$' },
       to: { path: '^src/', pathNot: '^src/(clock|config|log)\\.ts$' },
+    },
+    {
+      name: 'sql-only-in-the-store',
+      comment: 'Queries are (db, params) functions of src/store/: nothing else builds SQL or reads the tables.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/store/' },
+      to: { path: ['node_modules/drizzle-orm', 'node_modules/pg/', 'node_modules/@electric-sql/pglite', '^src/store/schema\\.ts$'] },
     },
     { name: 'no-orphans', severity: 'error', from: { orphan: true, path: '^src/', pathNot: '\\.d\\.ts$' }, to: {} },
   ],

@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
+    setupFiles: ['test/helpers/matchers.ts'],
     pool: 'forks',
     // Two workers on the project's two cores (the default leaves one idle); the services the tests start run beside them.
     maxWorkers: 2,

@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
-import { baselinesDue, NIGHTLY_LOCAL_HOUR, runNightlyBaselines, RUN_CLAIM_KIND, STALE_CLAIM_MS } from '../src/jobs/baselines.js';
+import { baselinesDue, NIGHTLY_LOCAL_HOUR, runNightlyBaselines, STALE_CLAIM_MS } from '../src/jobs/baselines.js';
+import { RUN_CLAIM_KIND } from '../src/store/queries/runs.js';
 import { rows, type Db } from '../src/store/db.js';
 import * as s from '../src/store/schema.js';
 import { createOrg } from '../src/store/tenancy.js';

@@ -222,11 +222,13 @@ describe.each(BACKENDS)('agent API envelope on %s', (kind) => {
     // Brief (audit): one audit_log row per authenticated request; spec 5.6: the audit log records the calling tool.
     const o = await api.org({ name: 'Audited', plan: 'Reserve' });
     const k = await api.key(o.orgId, ['READ_BANK']);
+    const started = performance.now();
     await api.get('/api/agent/test-items/abc', k, { 'X-Service-Tool': 'service.test' });
     await api.get('/api/agent/test-items/missing', k);
     await api.get('/api/agent/test-items/abc?limit=x', k);
     await api.get('/api/agent/orgs', k, { 'X-Service-Org-Id': 'someone-else' });
     await api.get('/api/agent/status', null); // not authenticated: no row
+    const elapsed = performance.now() - started;
     const rows = await api.audit(o.orgId);
     expect(rows.map((r) => [r.method, r.route, r.status])).toEqual([
       ['GET', '/api/agent/orgs', 403],
@@ -238,7 +240,10 @@ describe.each(BACKENDS)('agent API envelope on %s', (kind) => {
       expect(r).toMatchObject({ org_id: o.orgId, key_prefix: keyPrefixOf(k), user_id: o.userId, partner_id: null });
       expect(r.key_id).toEqual(expect.any(String));
       expect(r.request_id).toEqual(expect.any(String));
+      // Whole milliseconds, within the time the four requests took together.
+      expect(Number.isInteger(r.duration_ms)).toBe(true);
       expect(r.duration_ms).toBeGreaterThanOrEqual(0);
+      expect(r.duration_ms).toBeLessThanOrEqual(Math.ceil(elapsed));
     }
     expect(rows[3]!.tool).toBe('service.test');
   });

@@ -228,8 +228,8 @@ describe('forecast engine', () => {
     expect(weekOf(p, 'bill-later')).toEqual([2]);
     expect(weekOf(p, 'bill-overdue')).toEqual([0]);
     expect(p.weeks[0]!.overdueItemIds).toContain('bill-overdue');
-    expect(p.weeks[2]!.outflow).toBe('300');
-    expect(p.weeks[0]!.outflow).toBe('200');
+    expect(p.weeks[2]!.outflow).toBeMoney('300');
+    expect(p.weeks[0]!.outflow).toBeMoney('200');
   });
 
   it('recurring outflows from bills (monthly rent) are projected, never double-counting a bill already issued', () => {
@@ -246,7 +246,7 @@ describe('forecast engine', () => {
     const december = doc({ id: 'rent-dec', kind: 'AP', contactId: 'landlord', issueDate: '2026-11-24', dueDate: '2026-12-01', total: '4200', accountId: 'acc-rent' });
     const q = run(input({ items: [...rent, december] }));
     expect(weekOf(q, 'rent-dec')).toEqual([1]);
-    expect(q.weeks[1]!.outflow).toBe('4200');
+    expect(q.weeks[1]!.outflow).toBeMoney('4200');
     expect(dec(q.totalOutflow).eq(dec(p.totalOutflow))).toBe(true);
   });
 
@@ -257,11 +257,11 @@ describe('forecast engine', () => {
     ];
     const p = run(input({ bankTxns }));
     expect(weekOf(p, 'recurring:bank:out:employee:')).toEqual([1, 3, 5, 7, 9, 11]);
-    expect(p.weeks[1]!.outflow).toBe('5200');
+    expect(p.weeks[1]!.outflow).toBeMoney('5200');
     const interest = p.weeks.map((w, k) => (w.itemIds.some((i) => i.startsWith('recurring:bank:in:ref:interest')) ? k : -1)).filter((k) => k >= 0);
     expect(interest).toHaveLength(3);
     // Guaranteed (recurring) inflow: not statistical.
-    for (const k of interest) expect(p.weeks[k]!.forecastInflow).toBe('0');
+    for (const k of interest) expect(p.weeks[k]!.forecastInflow).toBeMoney('0');
   });
 
   it('spec 2.3: irregular but frequent bank receipts (renewal model) are guaranteedInflow, never forecastInflow', () => {
@@ -274,7 +274,7 @@ describe('forecast engine', () => {
     const p = run(input({ bankTxns }));
     expect(dec(p.totalInflow).toNumber()).toBeGreaterThan(3000);
     for (const w of p.weeks) {
-      expect(w.forecastInflow).toBe('0');
+      expect(w.forecastInflow).toBeMoney('0');
       expect(w.guaranteedInflow).toBe(w.inflow);
     }
   });
@@ -285,11 +285,11 @@ describe('forecast engine', () => {
     const p = run(input({ items: [draft, sub] }));
     const [wd] = weekOf(p, 'draft');
     const [ws] = weekOf(p, 'sub');
-    expect(p.weeks[wd!]!.inflow).toBe('500');
-    expect(p.weeks[ws!]!.inflow).toBe('800');
+    expect(p.weeks[wd!]!.inflow).toBeMoney('500');
+    expect(p.weeks[ws!]!.inflow).toBeMoney('800');
     expect(p.weeks[wd!]!.probabilityWeighted).toBe(true);
     expect(p.weeks[0]!.probabilityWeighted).toBe(false);
-    expect(p.weeks[wd!]!.guaranteedInflow).toBe('500');
+    expect(p.weeks[wd!]!.guaranteedInflow).toBeMoney('500');
   });
 
   it('spec 3: purchase orders matched to a bill are suppressed (REFERENCE, CONTACT_AMOUNT); unmatched AUTHORISED ones are outflows', () => {
@@ -344,8 +344,8 @@ describe('forecast engine', () => {
     // 1 December and 1 January, due 7 days later (weeks 3 and 7); nothing after the end date; no detected rent besides.
     expect(weekOf(p, 'scheduled:rep-rent')).toEqual([2, 6]);
     expect(weekOf(p, 'recurring:bill:landlord')).toEqual([]);
-    expect(p.weeks[2]!.outflow).toBe('4620');
-    expect(p.weeks[2]!.categories!.accounts['acc-rent']!.outflow).toBe('4620');
+    expect(p.weeks[2]!.outflow).toBeMoney('4620');
+    expect(p.weeks[2]!.categories!.accounts['acc-rent']!.outflow).toBeMoney('4620');
     expect(dec(p.totalOutflow).eq('9240')).toBe(true);
     // A DRAFT schedule generates nothing: detection takes over again.
     const q = run(input({ items: rent, schedules: [{ ...schedule, status: 'DRAFT' }] }));
@@ -376,7 +376,7 @@ describe('forecast engine', () => {
     // Invoiced 26 Nov, 26 Dec, 26 Jan, 26 Feb, each paid 14 days after: 10 Dec (week 3), 9 Jan (week 7), 9 Feb (week 12).
     expect(weekOf(p, 'scheduled:rep-club')).toEqual([2, 6, 11]);
     expect(weekOf(p, 'predicted:club')).toEqual([]);
-    expect(p.weeks[2]!.guaranteedInflow).toBe('1000');
+    expect(p.weeks[2]!.guaranteedInflow).toBeMoney('1000');
     const later = run(input({ items: history, schedules: [schedule] }), { id: 'c', name: 'Later', kind: 'CUSTOM', adjustments: { paymentDelayShiftDays: 7 } });
     // 17 Dec (week 4), 16 Jan (week 8), 16 Feb (week 13).
     expect(weekOf(later, 'scheduled:rep-club')).toEqual([3, 7, 12]);
@@ -423,7 +423,7 @@ describe('forecast engine', () => {
     for (const w of p.weeks.slice(1, 10)) {
       expect(dec(w.forecastInflow!).toNumber()).toBeGreaterThan(500);
       expect(dec(w.forecastInflow!).toNumber()).toBeLessThan(900);
-      expect(w.guaranteedInflow).toBe('0');
+      expect(w.guaranteedInflow).toBeMoney('0');
     }
     expect(p.weeks[3]!.categories!.accounts['acc-sales']!.name).toBe('Sales');
     // A customer silent for far longer than its usual gap is not predicted to come back soon.
@@ -444,7 +444,7 @@ describe('forecast engine', () => {
     expect(dec(best.endingCash).gt(base.endingCash)).toBe(true);
     expect(dec(base.endingCash).gt(worst.endingCash)).toBe(true);
     const custom = (adjustments: Scenario['adjustments']) => projectForecast(prepared, { id: 'c', name: 'c', kind: 'CUSTOM', adjustments }, NOW);
-    expect(custom({ inflowFactor: '0' }).totalInflow).toBe('0');
+    expect(custom({ inflowFactor: '0' }).totalInflow).toBeMoney('0');
     expect(dec(custom({ outflowFactor: '2' }).totalOutflow).eq(dec(base.totalOutflow).times(2))).toBe(true);
     expect(dec(custom({ excludedItemIds: ['bill1'] }).totalOutflow).eq(dec(base.totalOutflow).minus(2000))).toBe(true);
     const later = custom({ paymentDelayShiftDays: 21 });
@@ -470,7 +470,7 @@ describe('forecast engine', () => {
     const manual = cashPosition({ asOf: AS_OF, currency: 'AUD', bankAccounts: accounts, override: { amount: '9000', setAt: '2026-11-20T00:00:00Z', movementsSince: '-123.45' } });
     expect(manual).toMatchObject({ source: 'manual', ledgerReconciledTotal: '1000.1', effectiveStartingCash: '8876.55', startingCash: '8876.55', adjustment: '-123.45' });
     const p = run(input({ bankAccounts: accounts }));
-    expect(p.startingCash).toBe('1320.05');
+    expect(p.startingCash).toBeMoney('1320.05');
     expect(p.cashPosition.effectiveStartingCash).toBe('1320.05');
   });
 

@@ -11,9 +11,8 @@
  * - `requireScope(scope)`: 403 insufficient_scope.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../store/db.js';
-import * as s from '../store/schema.js';
+import { keyByPrefix, linkedOrgWithBilling, orgWithBilling } from '../store/queries/auth.js';
 import { parseKey, secretMatches } from '../domain/keys.js';
 import { isScope, type Scope } from '../domain/scopes.js';
 import { OrgId } from '../schemas/orgs.js';
@@ -33,34 +32,11 @@ export interface Authenticated {
   billing: BillingRow | null;
 }
 
-/**
- * The key, its organisation and billing account by the key's public prefix:
- * a prepared statement per store (built once; on PostgreSQL also parsed and
- * planned once per connection), as every authenticated request runs it.
- */
-const keyLookups = new WeakMap<Db, ReturnType<typeof prepareKeyLookup>>();
-
-function prepareKeyLookup(db: Db) {
-  return db
-    .select({ key: s.apiKeys, org: s.organisations, billing: s.billingAccounts })
-    .from(s.apiKeys)
-    .leftJoin(s.organisations, eq(s.organisations.id, s.apiKeys.orgId))
-    .leftJoin(s.billingAccounts, eq(s.billingAccounts.id, s.organisations.billingAccountId))
-    .where(eq(s.apiKeys.keyPrefix, sql.placeholder('prefix')))
-    .prepare('cashline_key_lookup');
-}
-
-function keyLookup(db: Db) {
-  let q = keyLookups.get(db);
-  if (!q) keyLookups.set(db, (q = prepareKeyLookup(db)));
-  return q;
-}
-
 /** Verifies `Authorization: Bearer <key>`; throws the one 401 otherwise. */
 export async function authenticateKey(db: Db, authorization: string | undefined): Promise<Authenticated> {
   const m = authorization && authorization.length <= 1024 ? BEARER.exec(authorization) : null;
   const parsed = m ? parseKey(m[1]!) : null;
-  const found = parsed ? (await keyLookup(db).execute({ prefix: parsed.keyPrefix }))[0] : undefined;
+  const found = parsed ? await keyByPrefix(db, parsed.keyPrefix) : undefined;
   const row = found?.key;
   // Always run the comparison (against a dummy digest when the prefix is unknown).
   const matches = secretMatches(parsed?.secret ?? '', row?.secretHash ?? null);
@@ -144,7 +120,7 @@ export async function resolveTenancy(
     if (!ORG_OPTIONAL.has(route)) throw orgRequired();
     target = null;
   } else {
-    target = key.partnerId ? await linkedOrg(db, key.partnerId, requested) : null;
+    target = key.partnerId ? await linkedOrgWithBilling(db, key.partnerId, requested) : null;
     if (!target) throw forbidden('The organisation is not linked to this partner practice.');
   }
   return {
@@ -154,26 +130,6 @@ export async function resolveTenancy(
     billing: target?.billing ?? null,
     meterId: key.kind === 'PARTNER' ? `partner:${key.partnerId}` : (key.userId ?? `key:${key.keyId}`),
   };
-}
-
-async function orgWithBilling(db: Db, orgId: string) {
-  const [r] = await db
-    .select({ org: s.organisations, billing: s.billingAccounts })
-    .from(s.organisations)
-    .leftJoin(s.billingAccounts, eq(s.billingAccounts.id, s.organisations.billingAccountId))
-    .where(eq(s.organisations.id, orgId));
-  return r ?? null;
-}
-
-/** The organisation when it is linked to the partner practice (one query), else null. */
-async function linkedOrg(db: Db, partnerId: string, orgId: string) {
-  const [r] = await db
-    .select({ org: s.organisations, billing: s.billingAccounts })
-    .from(s.partnerLinks)
-    .innerJoin(s.organisations, eq(s.organisations.id, s.partnerLinks.orgId))
-    .leftJoin(s.billingAccounts, eq(s.billingAccounts.id, s.organisations.billingAccountId))
-    .where(and(eq(s.partnerLinks.partnerId, partnerId), eq(s.partnerLinks.orgId, orgId)));
-  return r ?? null;
 }
 
 /** Middleware: sets `auth` (the key with its target organisation), or refuses (400/403). */

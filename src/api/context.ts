@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
-import type * as s from '../store/schema.js';
+import type { BillingRow, OrgRow } from '../store/rows.js';
 import type { Scope } from '../domain/scopes.js';
 import type { BillingAlert, LedgerAlert, Warning } from '../schemas/common.js';
 import type { BurstResult, CreditSubject, Limiter, Usage } from '../domain/plans.js';
@@ -19,8 +19,7 @@ export interface Deps {
   cursorSecret: string;
 }
 
-export type OrgRow = typeof s.organisations.$inferSelect;
-export type BillingRow = typeof s.billingAccounts.$inferSelect;
+export type { BillingRow, OrgRow };
 
 /** The authenticated key, before tenancy (what the audit log records even when tenancy refuses). */
 export interface KeyIdentity {

@@ -4,11 +4,9 @@
  * (`c.get('envelope')`), the X-Service-* headers, and the billingAlert /
  * ledgerAlert that `withAlerts` folds into bodies. Decisions in docs/api.md.
  */
-import { eq, sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
-import { type Db, pgTimestamp, rows } from '../store/db.js';
-import * as s from '../store/schema.js';
-import { chargedCallsSql } from '../store/audit.js';
+import type { Db } from '../store/db.js';
+import { ledgerConnection, orgFacts } from '../store/queries/connections.js';
 import type { BillingAlert, LedgerAlert } from '../schemas/common.js';
 import type { AppEnv, AuthContext, BillingRow, Envelope, QuotaInfo, SubscriptionInfo } from './context.js';
 import { CREDIT_WINDOW_MS, planCredits, type Usage } from '../domain/plans.js';
@@ -66,8 +64,7 @@ const SERVICE_ISSUE_MAX_AGE_MS = 12 * 60 * 60 * 1000;
 
 /** ledgerAlert from the organisation's ledger connection (undefined when healthy). */
 export async function ledgerAlertFor(db: Db, orgId: string, now: Date): Promise<LedgerAlert | undefined> {
-  const [conn] = await db.select().from(s.ledgerConnections).where(eq(s.ledgerConnections.orgId, orgId));
-  return ledgerAlertFrom(conn ?? null, now);
+  return ledgerAlertFrom(await ledgerConnection(db, orgId), now);
 }
 
 export function ledgerAlertFrom(
@@ -150,36 +147,6 @@ export function utcMidnight(now: Date): Date {
 
 export function nextUtcMidnight(now: Date): Date {
   return new Date(utcMidnight(now).getTime() + DAY_MS);
-}
-
-/** What the envelope reads about an organisation, in one query: its charged calls on the UTC day of `day`, and its ledger connection. */
-export async function orgFacts(db: Db, orgId: string, day: Date) {
-  const [r] = await rows<{
-    used: number;
-    connected: boolean;
-    token_state: string | null;
-    breaker_state: string | null;
-    last_successful_sync: unknown;
-    last_error_at: unknown;
-    consecutive_failures: number | null;
-  }>(
-    db,
-    sql`select (${chargedCallsSql(orgId, day)}) as used, lc.org_id is not null as connected,
-          lc.token_state, lc.breaker_state, lc.last_successful_sync, lc.last_error_at, lc.consecutive_failures
-        from (select 1) as one left join ledger_connections lc on lc.org_id = ${orgId}`,
-  );
-  return {
-    used: Number(r?.used ?? 0),
-    connection: r?.connected
-      ? {
-          tokenState: r.token_state ?? 'ok',
-          breakerState: r.breaker_state ?? 'closed',
-          lastSuccessfulSync: pgTimestamp(r.last_successful_sync),
-          lastErrorAt: pgTimestamp(r.last_error_at),
-          consecutiveFailures: Number(r.consecutive_failures ?? 0),
-        }
-      : null,
-  };
 }
 
 /** The envelope of a request whose tenancy is resolved; `usage` after this call's credit (if any). */

@@ -13,7 +13,8 @@
  */
 import { Rng } from '../domain/random.js';
 import type { Db } from '../store/db.js';
-import * as s from '../store/schema.js';
+import type { LedgerRows } from '../store/rows.js';
+import { insertLedgerRows } from '../store/ledger-write.js';
 import { fromDay, toDay } from '../domain/forecast/days.js';
 
 export type Habit = 'prompt' | 'early' | 'late' | 'very_late' | 'erratic';
@@ -26,15 +27,7 @@ export interface SyntheticOptions {
   customers?: number;
 }
 
-export interface SyntheticLedger {
-  contacts: (typeof s.contacts.$inferInsert)[];
-  accounts: (typeof s.accounts.$inferInsert)[];
-  bankBalances: (typeof s.bankBalances.$inferInsert)[];
-  items: (typeof s.cashItems.$inferInsert)[];
-  lines: (typeof s.cashItemLines.$inferInsert)[];
-  payments: (typeof s.payments.$inferInsert)[];
-  bankTransactions: (typeof s.bankTransactions.$inferInsert)[];
-  purchaseOrders: (typeof s.purchaseOrders.$inferInsert)[];
+export interface SyntheticLedger extends LedgerRows {
   /** Each customer's payment habit and mean delay (days after due), for tests. */
   habits: Map<string, { habit: Habit; meanDelay: number }>;
 }
@@ -312,15 +305,5 @@ export function syntheticLedger(orgId: string, opts: SyntheticOptions): Syntheti
 }
 
 export async function insertSynthetic(db: Db, ledger: SyntheticLedger): Promise<void> {
-  const chunks = async <T>(list: T[], insert: (part: T[]) => Promise<unknown>) => {
-    for (let i = 0; i < list.length; i += 500) await insert(list.slice(i, i + 500));
-  };
-  await chunks(ledger.contacts, (p) => db.insert(s.contacts).values(p));
-  await chunks(ledger.accounts, (p) => db.insert(s.accounts).values(p));
-  await chunks(ledger.bankBalances, (p) => db.insert(s.bankBalances).values(p));
-  await chunks(ledger.items, (p) => db.insert(s.cashItems).values(p));
-  await chunks(ledger.lines, (p) => db.insert(s.cashItemLines).values(p));
-  await chunks(ledger.payments, (p) => db.insert(s.payments).values(p));
-  await chunks(ledger.bankTransactions, (p) => db.insert(s.bankTransactions).values(p));
-  await chunks(ledger.purchaseOrders, (p) => db.insert(s.purchaseOrders).values(p));
+  await insertLedgerRows(db, ledger);
 }

@@ -7,13 +7,13 @@
  * pure functions of src/domain/analytics/, writes in one transaction.
  * Idempotent: a second run at the same `now` writes the same rows.
  */
-import { sql } from 'drizzle-orm';
 import { Temporal } from 'temporal-polyfill';
 import { dateIn } from '../domain/calendar.js';
 import { lastFullMonths } from '../domain/fiscal.js';
 import { analyseOrganisation, type OrganisationAnalytics } from '../domain/analytics/organisation.js';
 import { MARGIN_MONTHS } from '../domain/analytics/summary.js';
-import { type Db, rows } from '../store/db.js';
+import type { Db } from '../store/db.js';
+import { baselineRunStates, claimBaselineRun, recordBaselineRun } from '../store/queries/runs.js';
 import { loadAnalyticsInput, loadOrgSettings, writeAnalytics } from '../store/queries/analytics.js';
 
 export interface BaselineRun {
@@ -60,8 +60,6 @@ export async function computeBaselines(db: Db, orgId: string, now: Date): Promis
 export const NIGHTLY_LOCAL_HOUR = 2;
 /** A claim older than this whose run did not finish (a crashed worker) may be taken over. */
 export const STALE_CLAIM_MS = 30 * 60_000;
-/** derived_snapshots kind of the per-organisation run claim. */
-export const RUN_CLAIM_KIND = 'baselines_run';
 
 /**
  * Whether an organisation's nightly baselines are due (pure): never computed,
@@ -77,35 +75,9 @@ function localHour(tz: string, now: Date): number {
   return Temporal.Instant.fromEpochMilliseconds(now.getTime()).toZonedDateTimeISO(tz).hour;
 }
 
-/**
- * Claims the organisation's run for `today` atomically (one upsert with a
- * condition), so that of several workers ticking together exactly one runs
- * it. The claim is taken when there is none, when it is for an earlier date,
- * or when it is an unfinished claim older than STALE_CLAIM_MS.
- */
-async function claimRun(db: Db, orgId: string, today: string, now: Date): Promise<boolean> {
-  const payload = JSON.stringify({ asOfDate: today, done: false, claimedAt: now.toISOString() });
-  const staleBefore = new Date(now.getTime() - STALE_CLAIM_MS).toISOString();
-  const got = await rows<{ org_id: string }>(
-    db,
-    sql`insert into derived_snapshots (org_id, kind, key, engine_version, computed_at, payload)
-      values (${orgId}, ${RUN_CLAIM_KIND}, '', 1, ${now.toISOString()}::timestamptz, ${payload}::jsonb)
-      on conflict (org_id, kind, key) do update set computed_at = excluded.computed_at, payload = excluded.payload
-      where derived_snapshots.payload->>'asOfDate' < ${today}
-        or (derived_snapshots.payload->>'done' = 'false' and derived_snapshots.computed_at < ${staleBefore}::timestamptz)
-      returning org_id`,
-  );
-  return got.length === 1;
-}
-
 /** Records the organisation's run for `today` as done (the nightly job and `cashline-server recompute`). */
 export async function recordRun(db: Db, orgId: string, today: string, now: Date): Promise<void> {
-  const payload = JSON.stringify({ asOfDate: today, done: true, finishedAt: now.toISOString() });
-  await db.execute(
-    sql`insert into derived_snapshots (org_id, kind, key, engine_version, computed_at, payload)
-      values (${orgId}, ${RUN_CLAIM_KIND}, '', 1, ${now.toISOString()}::timestamptz, ${payload}::jsonb)
-      on conflict (org_id, kind, key) do update set computed_at = excluded.computed_at, payload = excluded.payload`,
-  );
+  await recordBaselineRun(db, orgId, today, now);
 }
 
 /**
@@ -132,21 +104,14 @@ export interface NightlyResult {
  * (its claim goes stale and a later tick retries it).
  */
 export async function runNightlyBaselines(db: Db, now: Date): Promise<NightlyResult> {
-  const orgs = await rows<{ id: string; timezone: string; last: string | null; done: string | null }>(
-    db,
-    sql`select o.id, o.timezone, r.payload->>'asOfDate' as last, r.payload->>'done' as done
-      from organisations o
-      left join derived_snapshots r on r.org_id = o.id and r.kind = ${RUN_CLAIM_KIND} and r.key = ''
-      where o.active
-      order by o.id`,
-  );
+  const orgs = await baselineRunStates(db);
   const out: NightlyResult = { ran: [], failed: [] };
   for (const o of orgs) {
     const today = dateIn(o.timezone, now);
     // An unfinished claim for today is either running elsewhere or stale: claimRun decides.
     const last = o.done === 'true' ? o.last : o.last === today ? null : o.last;
     if (!baselinesDue(last, today, localHour(o.timezone, now))) continue;
-    if (!(await claimRun(db, o.id, today, now))) continue;
+    if (!(await claimBaselineRun(db, o.id, today, now, STALE_CLAIM_MS))) continue;
     const t = performance.now();
     try {
       const r = await computeBaselines(db, o.id, now);

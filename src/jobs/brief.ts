@@ -8,8 +8,7 @@
  * contact and account the brief names (its mentions, with ids); the read side
  * rewrites those sensitive at the time of the read (src/domain/brief/redact.ts).
  */
-import { sql } from 'drizzle-orm';
-import { type Db, rows } from '../store/db.js';
+import type { Db } from '../store/db.js';
 import { daysBetween } from '../domain/calendar.js';
 import { dec } from '../domain/money.js';
 import { latestSnapshot, sensitiveAccountIds } from '../store/queries/forecast.js';
@@ -18,7 +17,7 @@ import { slugify } from '../domain/slug.js';
 import { forModel, type LlmConfig, LlmBriefError, llmBrief } from './brief-llm.js';
 import { DailyBriefPayload } from '../schemas/brief.js';
 import { findMentions } from '../domain/brief/redact.js';
-import { briefNameCandidates, briefTier, insertBrief } from '../store/queries/briefs.js';
+import { briefNameCandidates, briefOrg, briefTier, insertBrief, orgsWithoutBrief, overdueByCustomer, sensitiveNames } from '../store/queries/briefs.js';
 
 /** Plans served by the LLM tier when it is configured (docs/brief.md). */
 export const PREMIUM_PLANS = new Set(['Pocket', 'Wallet', 'Vault', 'Reserve']);
@@ -38,29 +37,13 @@ function uniqueKeys<T extends { key: string }>(list: T[]): T[] {
 
 export async function loadBriefFacts(db: Db, orgId: string, now: Date): Promise<{ facts: BriefFacts; sensitiveNames: string[]; plan: string | null }> {
   const asOf = utcDate(now);
-  const [org] = await rows<{ name: string; base_currency: string; plan: string | null }>(
-    db,
-    sql`select o.name, o.base_currency, b.plan from organisations o left join billing_accounts b on b.id = o.billing_account_id where o.id = ${orgId}`,
-  );
+  const org = await briefOrg(db, orgId);
   if (!org) throw new Error(`organisation ${orgId} not found`);
   const [snap, sensitiveAccounts, debtors, sensitive] = await Promise.all([
     latestSnapshot(db, orgId),
     sensitiveAccountIds(db, orgId),
-    rows<{ id: string; name: string; sens: boolean; amount: string; n: number; oldest: string }>(
-      db,
-      sql`select c.id, c.name, c.is_sensitive as sens, sum(case when i.currency = o.base_currency or i.currency_rate is null or i.currency_rate = 0
-              then i.amount_due else round(i.amount_due / i.currency_rate, 2) end)::text as amount,
-            count(*)::int as n, min(i.due_date)::text as oldest
-          from cash_items i join organisations o on o.id = i.org_id
-          join contacts c on c.org_id = i.org_id and c.id = i.contact_id
-          where i.org_id = ${orgId} and i.source = 'LEDGER_INVOICE' and i.ledger_status = 'AUTHORISED'
-            and i.amount_due > 0 and i.due_date < ${asOf}
-          group by c.id, c.name, c.is_sensitive`,
-    ),
-    rows<{ name: string }>(
-      db,
-      sql`select name from contacts where org_id = ${orgId} and is_sensitive union select name from accounts where org_id = ${orgId} and is_sensitive`,
-    ),
+    overdueByCustomer(db, orgId, asOf),
+    sensitiveNames(db, orgId),
   ]);
   const sortedDebtors = debtors.sort((a, b) => dec(b.amount).cmp(dec(a.amount)) || (a.id < b.id ? -1 : 1));
   const overdue = uniqueKeys(
@@ -165,11 +148,5 @@ export async function generateDailyBrief(db: Db, orgId: string, now: Date, opts:
 export async function briefsDue(db: Db, now: Date): Promise<string[]> {
   if (now.getUTCHours() < BRIEF_UTC_HOUR) return [];
   const day = utcDate(now);
-  const list = await rows<{ id: string }>(
-    db,
-    sql`select o.id from organisations o where o.active
-          and not exists (select 1 from daily_briefs b where b.org_id = o.id and b.as_of_date = ${day})
-        order by o.id`,
-  );
-  return list.map((r) => r.id);
+  return orgsWithoutBrief(db, day);
 }

@@ -10,16 +10,16 @@
  *   4. the daily brief from 06:00 UTC, one per (organisation, UTC day).
  * docs/sync.md ("Workers").
  */
-import { sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
 import { dateIn } from '../domain/calendar.js';
-import { type Db, rows } from '../store/db.js';
+import type { Db, Store } from '../store/db.js';
 import { connectionsDue, type LedgerEndpoint, type SyncOptions, syncOrganisation } from '../ledger/sync/sync.js';
 import type { LlmConfig } from './brief-llm.js';
-import { type NightlyResult, RUN_CLAIM_KIND, runNightlyBaselines } from './baselines.js';
+import { type NightlyResult, runNightlyBaselines } from './baselines.js';
+import { orgsWithBaselinesDone } from '../store/queries/runs.js';
 import { recomputeForecast } from './forecast.js';
 import { briefsDue, type BriefRunResult, generateDailyBrief, utcDate } from './brief.js';
-import { syncLockKey, withClaim, withSessionLock, workerId } from './claims.js';
+import { syncLockKey, withClaim, withSessionLock, workerId } from '../store/claims.js';
 import { startTicker, type Ticker } from './ticker.js';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>) => void;
@@ -36,7 +36,7 @@ export interface WorkerOptions {
   /** Client tuning of the sync (tests). */
   sync?: Partial<Pick<SyncOptions, 'client' | 'pageSize'>>;
   /** The PostgreSQL pool (session locks of the sync); absent on the embedded store. */
-  pool?: import('pg').Pool;
+  pool?: Store['pool'];
   /** Run only these jobs (default all). */
   jobs?: readonly ('sync' | 'baselines' | 'forecast' | 'brief')[];
 }
@@ -92,12 +92,7 @@ export async function workerTick(o: WorkerOptions): Promise<TickReport> {
 
   if (wants('forecast')) {
     // The day's forecast snapshot follows the day's baselines.
-    const done = await rows<{ id: string; timezone: string; as_of: string }>(
-      o.db,
-      sql`select o.id, o.timezone, r.payload->>'asOfDate' as as_of from organisations o
-          join derived_snapshots r on r.org_id = o.id and r.kind = ${RUN_CLAIM_KIND} and r.key = ''
-          where o.active and r.payload->>'done' = 'true' order by o.id`,
-    );
+    const done = await orgsWithBaselinesDone(o.db);
     for (const d of done) {
       const today = dateIn(d.timezone, now);
       if (d.as_of !== today) continue;

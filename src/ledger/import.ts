@@ -19,10 +19,9 @@
 import { randomUUID } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../store/db.js';
-import * as s from '../store/schema.js';
-import { type BatchWritten, LedgerWriteError, writeLedgerBatch } from '../store/ledger-write.js';
+import { type BatchWritten, LedgerWriteError, withLedgerLock, writeLedgerBatch } from '../store/ledger-write.js';
+import { insertImportRun, orgLedgerInfo } from '../store/queries/connections.js';
 import { JsonSyntaxError, parseXeroJson } from './xero/json.js';
 import { emptyBatch, mapPage, RESOURCES, recordsOf, type Resource, XeroRecordError } from './map.js';
 
@@ -92,8 +91,6 @@ export interface ImportSummary {
   baseCurrencyChanged?: { from: string; to: string };
 }
 
-const LOCK_NAMESPACE = 'cashline:ledger:';
-
 export async function importDirectory(db: Db, orgId: string, dir: string, opts: ImportOptions): Promise<ImportSummary> {
   const started = Date.now();
   const isDir = await stat(dir).then(
@@ -102,10 +99,7 @@ export async function importDirectory(db: Db, orgId: string, dir: string, opts: 
   );
   if (!isDir) throw new ImportError(`${dir}: not a directory`);
 
-  const [org] = await db
-    .select({ id: s.organisations.id, baseCurrency: s.organisations.baseCurrency, ledgerTenantId: s.organisations.ledgerTenantId })
-    .from(s.organisations)
-    .where(eq(s.organisations.id, orgId));
+  const org = await orgLedgerInfo(db, orgId);
   if (!org) throw new ImportError(`organisation ${orgId} not found`);
 
   // 1. Read and validate everything; say what is not read, and why.
@@ -199,14 +193,12 @@ export async function importDirectory(db: Db, orgId: string, dir: string, opts: 
   const runId = randomUUID();
   let written: BatchWritten;
   try {
-    written = await db.transaction(async (tx) => {
-      const t = tx as unknown as Db;
-      // One writer per organisation at a time (imports and syncs).
-      await t.execute(sql`select pg_advisory_xact_lock(hashtext(${LOCK_NAMESPACE + orgId}))`);
+    // One writer per organisation at a time (imports and syncs).
+    written = await withLedgerLock(db, orgId, async (t) => {
       const w = await writeLedgerBatch(t, orgId, batch, (resource, done, total) =>
         opts.onProgress?.({ resource, done, total }),
       );
-      await t.insert(s.importRuns).values({
+      await insertImportRun(t, {
         orgId,
         id: runId,
         kind: 'import',

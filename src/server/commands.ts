@@ -12,10 +12,11 @@ import { recomputeBaselines } from '../jobs/baselines.js';
 import { recomputeForecast } from '../jobs/forecast.js';
 import { generateDailyBrief } from '../jobs/brief.js';
 import { startWorkerLoop } from '../jobs/worker.js';
-import { syncLockKey, withSessionLock } from '../jobs/claims.js';
+import { syncLockKey, withSessionLock } from '../store/claims.js';
 import { llmConfig } from '../config.js';
 import { connectLedger, ledgerEndpoint, SyncError, syncOrganisation } from '../ledger/sync/sync.js';
 import { ledgerAlertFor } from '../api/envelope.js';
+import { ledgerConnection } from '../store/queries/connections.js';
 import { startDemoLedger } from './demo-ledger.js';
 import { startOpsSocket } from './ops-socket.js';
 
@@ -222,9 +223,7 @@ export function extraCommands(program: Command, io: Io): void {
       action(io, async (ctx, opts: { org: string }) => {
         const store = await ctx.store();
         await requireOrg(store.db, opts.org);
-        const { ledgerConnections } = await import('../store/schema.js');
-        const { eq } = await import('drizzle-orm');
-        const [c] = await store.db.select().from(ledgerConnections).where(eq(ledgerConnections.orgId, opts.org));
+        const c = await ledgerConnection(store.db, opts.org);
         const alert = await ledgerAlertFor(store.db, opts.org, ctx.config.clock.now());
         return {
           orgId: opts.org,

@@ -6,9 +6,8 @@
  * from files. The workers then keep syncing it on their cadence. The other
  * demo organisation is imported as usual. docs/sync.md.
  */
-import { eq } from 'drizzle-orm';
 import type { Db } from '../store/db.js';
-import * as s from '../store/schema.js';
+import { clearWatermarks } from '../store/queries/connections.js';
 import { generateDemo } from '../demo/generate.js';
 import { datasetFromFiles, startXeroServer } from '../xero-server/server.js';
 import { connectLedger, type LedgerEndpoint, syncOrganisation } from '../ledger/sync/sync.js';
@@ -41,7 +40,7 @@ export async function startDemoLedger(ctx: CommandContext, db: Db, progress: Pro
   // A fresh server is a fresh ledger: connect to it (the grant of an OAuth consent) and read it from the start.
   const grant = server.issueGrant();
   await connectLedger(db, { orgId: demo.id, tenantId: server.tenantId, refreshToken: grant.refreshToken, now });
-  await db.delete(s.syncWatermarks).where(eq(s.syncWatermarks.orgId, demo.id));
+  await clearWatermarks(db, demo.id);
   const r = await syncOrganisation(db, demo.id, {
     ...config,
     now: () => ctx.config.clock.now(),

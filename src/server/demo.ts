@@ -9,9 +9,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { and, eq, isNull, like, or, inArray } from 'drizzle-orm';
 import type { Db } from '../store/db.js';
-import * as s from '../store/schema.js';
+import { hasImportRun } from '../store/queries/connections.js';
 import { generateDemo, ROASTER, WHOLESALER, writeXeroFiles } from '../demo/generate.js';
 import { importDirectory } from '../ledger/import.js';
 import {
@@ -22,6 +21,8 @@ import {
   linkPartner,
   setAccountSensitive,
   setContactSensitive,
+  partnerExists,
+  revokeKeysNamed,
 } from '../store/tenancy.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { Progress } from './progress.js';
@@ -90,22 +91,12 @@ export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { l
   }
   progress('derive', steps, steps);
 
-  const [partner] = await db.select().from(s.partners).where(eq(s.partners.id, DEMO_PARTNER_ID));
-  if (!partner) await createPartner(db, { id: DEMO_PARTNER_ID, name: 'Demo Advisory Practice', now });
+  if (!(await partnerExists(db, DEMO_PARTNER_ID))) await createPartner(db, { id: DEMO_PARTNER_ID, name: 'Demo Advisory Practice', now });
   for (const demo of DEMO_ORGS) await linkPartner(db, { partnerId: DEMO_PARTNER_ID, orgId: demo.id, now });
 
   // Fresh keys each start; the previous demo keys stop working.
   const orgIds = DEMO_ORGS.map((o) => o.id);
-  await db
-    .update(s.apiKeys)
-    .set({ revokedAt: now })
-    .where(
-      and(
-        like(s.apiKeys.name, 'demo:%'),
-        isNull(s.apiKeys.revokedAt),
-        or(inArray(s.apiKeys.orgId, orgIds), eq(s.apiKeys.partnerId, DEMO_PARTNER_ID)),
-      ),
-    );
+  await revokeKeysNamed(db, { namePrefix: 'demo:', orgIds, partnerId: DEMO_PARTNER_ID, now });
   const main = DEMO_ORGS[0].id;
   const full = await createKey(db, { orgId: main, scopes: [...SCOPES], name: 'demo: full scope with READ_SENSITIVE', now });
   const noSensitive = await createKey(db, {
@@ -119,7 +110,4 @@ export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { l
   return { orgId: main, orgs, partnerId: DEMO_PARTNER_ID, keys: { full: full.key, noSensitive: noSensitive.key, partner: partnerKey.key } };
 }
 
-async function hasImported(db: Db, orgId: string): Promise<boolean> {
-  const [run] = await db.select({ id: s.importRuns.id }).from(s.importRuns).where(eq(s.importRuns.orgId, orgId)).limit(1);
-  return Boolean(run);
-}
+const hasImported = hasImportRun;

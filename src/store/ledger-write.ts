@@ -38,6 +38,7 @@ import type {
   EmbeddedPaymentRow,
   JournalLineRow,
   LedgerBatch,
+  LedgerRows,
   MappedCashItem,
   MappedPurchaseOrder,
   OrganisationUpdate,
@@ -735,4 +736,31 @@ function mergeRoles(rows: readonly ContactRow[]): ContactRow[] {
     }
   }
   return [...byId.values()];
+}
+
+/** Inserts a whole ledger's rows as they are, 500 at a time (a fresh organisation: no upsert rules apply). */
+export async function insertLedgerRows(db: Db, ledger: LedgerRows): Promise<void> {
+  const chunks = async <T>(list: T[], insert: (part: T[]) => Promise<unknown>) => {
+    for (let i = 0; i < list.length; i += 500) await insert(list.slice(i, i + 500));
+  };
+  await chunks(ledger.contacts, (p) => db.insert(s.contacts).values(p));
+  await chunks(ledger.accounts, (p) => db.insert(s.accounts).values(p));
+  await chunks(ledger.bankBalances, (p) => db.insert(s.bankBalances).values(p));
+  await chunks(ledger.items, (p) => db.insert(s.cashItems).values(p));
+  await chunks(ledger.lines, (p) => db.insert(s.cashItemLines).values(p));
+  await chunks(ledger.payments, (p) => db.insert(s.payments).values(p));
+  await chunks(ledger.bankTransactions, (p) => db.insert(s.bankTransactions).values(p));
+  await chunks(ledger.purchaseOrders, (p) => db.insert(s.purchaseOrders).values(p));
+}
+
+/** The advisory-lock namespace of an organisation's ledger writers (imports and syncs). */
+export const LEDGER_LOCK_NAMESPACE = 'cashline:ledger:';
+
+/** Runs `fn` in one transaction holding the organisation's ledger lock: one writer per organisation at a time. */
+export async function withLedgerLock<T>(db: Db, orgId: string, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    const t = tx as unknown as Db;
+    await t.execute(sql`select pg_advisory_xact_lock(hashtext(${LEDGER_LOCK_NAMESPACE + orgId}))`);
+    return fn(t);
+  });
 }

@@ -10,6 +10,10 @@
  */
 import type * as s from './schema.js';
 
+/** An organisation and a billing account as stored (what authentication reads). */
+export type OrgRow = typeof s.organisations.$inferSelect;
+export type BillingRow = typeof s.billingAccounts.$inferSelect;
+
 export type ContactRow = typeof s.contacts.$inferInsert;
 export type AccountRow = typeof s.accounts.$inferInsert;
 export type BankBalanceRow = typeof s.bankBalances.$inferInsert;
@@ -95,3 +99,15 @@ export interface LedgerBatch {
   journalLines: JournalLineRow[];
 }
 
+
+/** Rows of a whole ledger, inserted as they are (synthetic ledgers: src/backtest/synthetic.ts). */
+export interface LedgerRows {
+  contacts: ContactRow[];
+  accounts: AccountRow[];
+  bankBalances: BankBalanceRow[];
+  items: CashItemRow[];
+  lines: CashItemLineRow[];
+  payments: PaymentRow[];
+  bankTransactions: BankTransactionRow[];
+  purchaseOrders: PurchaseOrderRow[];
+}

@@ -5,7 +5,7 @@
  * the operator.
  */
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, like, or, sql } from 'drizzle-orm';
 import type { Db } from './db.js';
 import * as s from './schema.js';
 import { generateKey, type KeyKind } from '../domain/keys.js';
@@ -280,4 +280,24 @@ export async function setAccountSensitive(db: Db, orgId: string, codeOrId: strin
     .returning({ id: s.accounts.id });
   if (updated.length === 0) throw new TenancyError(`--account: no account with code or id '${codeOrId}' in organisation '${orgId}'`);
   return { orgId, account: codeOrId, accountIds: updated.map((u) => u.id), sensitive: on };
+}
+
+/** Whether the partner practice exists. */
+export async function partnerExists(db: Db, partnerId: string): Promise<boolean> {
+  const [p] = await db.select({ id: s.partners.id }).from(s.partners).where(eq(s.partners.id, partnerId));
+  return Boolean(p);
+}
+
+/** Revokes the unrevoked keys named `<prefix>…` of these organisations or of this partner (the demo's keys of an earlier start). */
+export async function revokeKeysNamed(db: Db, input: { namePrefix: string; orgIds: string[]; partnerId: string; now: Date }): Promise<void> {
+  await db
+    .update(s.apiKeys)
+    .set({ revokedAt: input.now })
+    .where(
+      and(
+        like(s.apiKeys.name, `${input.namePrefix}%`),
+        isNull(s.apiKeys.revokedAt),
+        or(inArray(s.apiKeys.orgId, input.orgIds), eq(s.apiKeys.partnerId, input.partnerId)),
+      ),
+    );
 }

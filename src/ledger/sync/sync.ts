@@ -24,16 +24,23 @@
  *   last error; the envelope's ledgerAlert reads it (src/api/envelope.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../store/db.js';
-import * as s from '../../store/schema.js';
-import { writeLedgerBatch, LedgerWriteError } from '../../store/ledger-write.js';
+import { LedgerWriteError, withLedgerLock, writeLedgerBatch } from '../../store/ledger-write.js';
+import {
+  insertImportRun,
+  ledgerConnection,
+  loadWatermarks,
+  orgLedgerInfo,
+  saveWatermark,
+  updateConnection,
+  upsertConnection,
+  usableConnections,
+} from '../../store/queries/connections.js';
 import { mapPage, recordsOf, type MapContext, type Resource, XeroRecordError } from '../map.js';
 import type { LedgerBatch } from '../../store/rows.js';
 import { parseXeroTimestamp } from '../xero/dates.js';
 import { XeroClient, type XeroClientOptions, XeroError } from './client.js';
 
-export const LEDGER_LOCK_NAMESPACE = 'cashline:ledger:';
 /** Failed runs in a row that open the breaker (reconnect_required). */
 export const BREAKER_THRESHOLD = 5;
 /** After this, an open breaker lets one trial run through (half-open). */
@@ -125,18 +132,10 @@ export async function connectLedger(
     consecutiveFailures: 0,
     lastError: null,
   };
-  await db
-    .insert(s.ledgerConnections)
-    .values({ orgId: input.orgId, createdAt: input.now, ...values })
-    .onConflictDoUpdate({ target: s.ledgerConnections.orgId, set: values });
+  await upsertConnection(db, input.orgId, input.now, values);
 }
 
-type Conn = typeof s.ledgerConnections.$inferSelect;
-
-async function loadConnection(db: Db, orgId: string): Promise<Conn | null> {
-  const [c] = await db.select().from(s.ledgerConnections).where(eq(s.ledgerConnections.orgId, orgId));
-  return c ?? null;
-}
+const loadConnection = ledgerConnection;
 
 function maxUpdated(records: unknown[], field = 'UpdatedDateUTC'): Date | null {
   let best: number | null = null;
@@ -154,10 +153,7 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
   const started = performance.now();
   const runId = randomUUID();
   const startedAt = opts.now();
-  const [org] = await db
-    .select({ id: s.organisations.id, baseCurrency: s.organisations.baseCurrency })
-    .from(s.organisations)
-    .where(eq(s.organisations.id, orgId));
+  const org = await orgLedgerInfo(db, orgId);
   if (!org) throw new SyncError(`organisation ${orgId} not found`);
   const conn = await loadConnection(db, orgId);
   if (!conn) throw new SyncError(`organisation ${orgId} has no ledger connection (cashline-server ledger connect)`);
@@ -195,10 +191,7 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
     }
     halfOpen = true;
   }
-  await db
-    .update(s.ledgerConnections)
-    .set({ lastAttemptAt: startedAt, ...(halfOpen ? { breakerState: 'half_open' } : {}) })
-    .where(eq(s.ledgerConnections.orgId, orgId));
+  await updateConnection(db, orgId, { lastAttemptAt: startedAt, ...(halfOpen ? { breakerState: 'half_open' } : {}) });
 
   const client = new XeroClient({
     ...opts.client,
@@ -213,10 +206,7 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
         return { accessToken: c?.accessToken ?? null, expiresAt: c?.accessTokenExpiresAt?.getTime() ?? null, refreshToken: c?.refreshToken ?? null };
       },
       async save(t) {
-        await db
-          .update(s.ledgerConnections)
-          .set({ accessToken: t.accessToken, accessTokenExpiresAt: t.expiresAt ? new Date(t.expiresAt) : null, refreshToken: t.refreshToken })
-          .where(eq(s.ledgerConnections.orgId, orgId));
+        await updateConnection(db, orgId, { accessToken: t.accessToken, accessTokenExpiresAt: t.expiresAt ? new Date(t.expiresAt) : null, refreshToken: t.refreshToken });
       },
     },
     onRetry: (e) => opts.log?.('warn', 'ledger call retried', { orgId, ...e }),
@@ -230,20 +220,9 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
   };
 
   const store = async (resource: SyncResource, batch: LedgerBatch, next: { modifiedSince: Date | null; nextPage: number } | null) => {
-    await db.transaction(async (tx) => {
-      const t = tx as unknown as Db;
-      await t.execute(sql`select pg_advisory_xact_lock(hashtext(${LEDGER_LOCK_NAMESPACE + orgId}))`);
+    await withLedgerLock(db, orgId, async (t) => {
       await writeLedgerBatch(t, orgId, batch);
-      if (next) {
-        const at = opts.now();
-        await t
-          .insert(s.syncWatermarks)
-          .values({ orgId, resource, modifiedSince: next.modifiedSince, nextPage: next.nextPage, updatedAt: at })
-          .onConflictDoUpdate({
-            target: [s.syncWatermarks.orgId, s.syncWatermarks.resource],
-            set: { modifiedSince: next.modifiedSince, nextPage: next.nextPage, updatedAt: at },
-          });
-      }
+      if (next) await saveWatermark(t, orgId, resource, next, opts.now());
     });
     result.pages++;
     await opts.heartbeat?.();
@@ -259,9 +238,7 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
     }
   };
 
-  const watermarks = new Map(
-    (await db.select().from(s.syncWatermarks).where(eq(s.syncWatermarks.orgId, orgId))).map((w) => [w.resource, w]),
-  );
+  const watermarks = await loadWatermarks(db, orgId);
 
   const pullPaged = async (resource: Paged) => {
     const wm = watermarks.get(resource);
@@ -369,10 +346,7 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
 
   const at = opts.now();
   if (!failure) {
-    await db
-      .update(s.ledgerConnections)
-      .set({ lastSuccessfulSync: at, consecutiveFailures: 0, breakerState: 'closed', breakerOpenedAt: null, lastError: null })
-      .where(eq(s.ledgerConnections.orgId, orgId));
+    await updateConnection(db, orgId, { lastSuccessfulSync: at, consecutiveFailures: 0, breakerState: 'closed', breakerOpenedAt: null, lastError: null });
   } else {
     const err = failure;
     const message = err instanceof Error ? err.message : String(err);
@@ -381,19 +355,16 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
     result.errorKind = err instanceof XeroError ? err.kind : err instanceof SyncError ? 'data' : err instanceof LedgerWriteError ? 'data' : 'internal';
     const failures = conn.consecutiveFailures + 1;
     const trip = halfOpen || failures >= BREAKER_THRESHOLD;
-    await db
-      .update(s.ledgerConnections)
-      .set({
+    await updateConnection(db, orgId, {
         lastErrorAt: at,
         lastError: message.slice(0, 500),
         consecutiveFailures: failures,
         ...(err instanceof XeroError && err.needsReconnect ? { tokenState: err.kind === 'token_expired' ? 'expired' : 'revoked' } : {}),
         ...(trip ? { breakerState: 'open', breakerOpenedAt: at } : {}),
-      })
-      .where(eq(s.ledgerConnections.orgId, orgId));
+      });
     opts.log?.('warn', 'ledger sync failed', { orgId, error: message, kind: result.errorKind });
   }
-  await db.insert(s.importRuns).values({
+  await insertImportRun(db, {
     orgId,
     id: runId,
     kind: 'sync',
@@ -416,11 +387,7 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
 
 /** Organisations whose connection is due a sync: active, token ok, last attempt at least `everyMs` ago (or never). */
 export async function connectionsDue(db: Db, now: Date, everyMs: number): Promise<string[]> {
-  const rowsDue = await db
-    .select({ orgId: s.ledgerConnections.orgId, last: s.ledgerConnections.lastAttemptAt, breaker: s.ledgerConnections.breakerState, openedAt: s.ledgerConnections.breakerOpenedAt })
-    .from(s.ledgerConnections)
-    .innerJoin(s.organisations, eq(s.organisations.id, s.ledgerConnections.orgId))
-    .where(and(eq(s.organisations.active, true), eq(s.ledgerConnections.tokenState, 'ok')));
+  const rowsDue = await usableConnections(db);
   return rowsDue
     .filter((r) => !r.last || now.getTime() - r.last.getTime() >= everyMs)
     .filter((r) => r.breaker === 'closed' || !r.openedAt || now.getTime() - r.openedAt.getTime() >= BREAKER_COOLDOWN_MS)

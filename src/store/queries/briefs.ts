@@ -73,3 +73,46 @@ export async function sensitiveNow(db: Db, orgId: string): Promise<SensitiveNow>
     names: list.filter((r) => r.name.trim() !== '').map((r) => ({ kind: r.kind, name: r.name })),
   };
 }
+
+/** The organisation's name, base currency and plan (the brief's facts), or undefined. */
+export async function briefOrg(db: Db, orgId: string) {
+  const [org] = await rows<{ name: string; base_currency: string; plan: string | null }>(
+    db,
+    sql`select o.name, o.base_currency, b.plan from organisations o left join billing_accounts b on b.id = o.billing_account_id where o.id = ${orgId}`,
+  );
+  return org;
+}
+
+/** Per customer: what is overdue on its open AUTHORISED invoices at `asOf` (base currency, each invoice's own rate), how many, the oldest due date. */
+export async function overdueByCustomer(db: Db, orgId: string, asOf: string) {
+  return rows<{ id: string; name: string; sens: boolean; amount: string; n: number; oldest: string }>(
+    db,
+    sql`select c.id, c.name, c.is_sensitive as sens, sum(case when i.currency = o.base_currency or i.currency_rate is null or i.currency_rate = 0
+            then i.amount_due else round(i.amount_due / i.currency_rate, 2) end)::text as amount,
+          count(*)::int as n, min(i.due_date)::text as oldest
+        from cash_items i join organisations o on o.id = i.org_id
+        join contacts c on c.org_id = i.org_id and c.id = i.contact_id
+        where i.org_id = ${orgId} and i.source = 'LEDGER_INVOICE' and i.ledger_status = 'AUTHORISED'
+          and i.amount_due > 0 and i.due_date < ${asOf}
+        group by c.id, c.name, c.is_sensitive`,
+  );
+}
+
+/** The names of the organisation's contacts and accounts flagged sensitive now. */
+export async function sensitiveNames(db: Db, orgId: string): Promise<{ name: string }[]> {
+  return rows<{ name: string }>(
+    db,
+    sql`select name from contacts where org_id = ${orgId} and is_sensitive union select name from accounts where org_id = ${orgId} and is_sensitive`,
+  );
+}
+
+/** Active organisations without a brief for `day`. */
+export async function orgsWithoutBrief(db: Db, day: string): Promise<string[]> {
+  const list = await rows<{ id: string }>(
+    db,
+    sql`select o.id from organisations o where o.active
+          and not exists (select 1 from daily_briefs b where b.org_id = o.id and b.as_of_date = ${day})
+        order by o.id`,
+  );
+  return list.map((r) => r.id);
+}

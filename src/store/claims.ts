@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { sql } from 'drizzle-orm';
-import { type Db, rows } from '../store/db.js';
+import { type Db, rows } from './db.js';
 
 export const DEFAULT_LEASE_MS = 10 * 60_000;
 

@@ -1,0 +1,111 @@
+/**
+ * The organisation's ledger connection and what the envelope reads about it
+ * (src/api/envelope.ts): charged calls of the UTC day and the connection's
+ * health, in one query.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { type Db, pgTimestamp, rows } from '../db.js';
+import * as s from '../schema.js';
+import { chargedCallsSql } from '../audit.js';
+
+export type ConnectionPatch = Partial<Omit<typeof s.ledgerConnections.$inferInsert, 'orgId'>>;
+
+/** Creates the organisation's ledger connection with `values`, or replaces its fields with them. */
+export async function upsertConnection(db: Db, orgId: string, createdAt: Date, values: ConnectionPatch & { tenantId: string; refreshToken: string }): Promise<void> {
+  await db
+    .insert(s.ledgerConnections)
+    .values({ orgId, createdAt, ...values })
+    .onConflictDoUpdate({ target: s.ledgerConnections.orgId, set: values });
+}
+
+/** Changes fields of the organisation's ledger connection. */
+export async function updateConnection(db: Db, orgId: string, patch: ConnectionPatch): Promise<void> {
+  await db.update(s.ledgerConnections).set(patch).where(eq(s.ledgerConnections.orgId, orgId));
+}
+
+/** Connections of active organisations whose token is usable, with their last attempt and breaker. */
+export async function usableConnections(db: Db) {
+  return db
+    .select({ orgId: s.ledgerConnections.orgId, last: s.ledgerConnections.lastAttemptAt, breaker: s.ledgerConnections.breakerState, openedAt: s.ledgerConnections.breakerOpenedAt })
+    .from(s.ledgerConnections)
+    .innerJoin(s.organisations, eq(s.organisations.id, s.ledgerConnections.orgId))
+    .where(and(eq(s.organisations.active, true), eq(s.ledgerConnections.tokenState, 'ok')));
+}
+
+/** The sync's watermarks of the organisation, by resource. */
+export async function loadWatermarks(db: Db, orgId: string) {
+  return new Map((await db.select().from(s.syncWatermarks).where(eq(s.syncWatermarks.orgId, orgId))).map((w) => [w.resource, w]));
+}
+
+/** Sets a resource's watermark (in the transaction of the page it follows). */
+export async function saveWatermark(db: Db, orgId: string, resource: string, next: { modifiedSince: Date | null; nextPage: number }, at: Date): Promise<void> {
+  await db
+    .insert(s.syncWatermarks)
+    .values({ orgId, resource, modifiedSince: next.modifiedSince, nextPage: next.nextPage, updatedAt: at })
+    .onConflictDoUpdate({
+      target: [s.syncWatermarks.orgId, s.syncWatermarks.resource],
+      set: { modifiedSince: next.modifiedSince, nextPage: next.nextPage, updatedAt: at },
+    });
+}
+
+/** Records an import or sync run (import_runs). */
+export async function insertImportRun(db: Db, run: typeof s.importRuns.$inferInsert): Promise<void> {
+  await db.insert(s.importRuns).values(run);
+}
+
+/** What the ledger side needs of an organisation: its base currency and the ledger tenant it is linked to. */
+export async function orgLedgerInfo(db: Db, orgId: string) {
+  const [org] = await db
+    .select({ id: s.organisations.id, baseCurrency: s.organisations.baseCurrency, ledgerTenantId: s.organisations.ledgerTenantId })
+    .from(s.organisations)
+    .where(eq(s.organisations.id, orgId));
+  return org ?? null;
+}
+
+/** The organisation's ledger connection row, or null. */
+export async function ledgerConnection(db: Db, orgId: string) {
+  const [conn] = await db.select().from(s.ledgerConnections).where(eq(s.ledgerConnections.orgId, orgId));
+  return conn ?? null;
+}
+
+/** What the envelope reads about an organisation, in one query: its charged calls on the UTC day of `day`, and its ledger connection. */
+export async function orgFacts(db: Db, orgId: string, day: Date) {
+  const [r] = await rows<{
+    used: number;
+    connected: boolean;
+    token_state: string | null;
+    breaker_state: string | null;
+    last_successful_sync: unknown;
+    last_error_at: unknown;
+    consecutive_failures: number | null;
+  }>(
+    db,
+    sql`select (${chargedCallsSql(orgId, day)}) as used, lc.org_id is not null as connected,
+          lc.token_state, lc.breaker_state, lc.last_successful_sync, lc.last_error_at, lc.consecutive_failures
+        from (select 1) as one left join ledger_connections lc on lc.org_id = ${orgId}`,
+  );
+  return {
+    used: Number(r?.used ?? 0),
+    connection: r?.connected
+      ? {
+          tokenState: r.token_state ?? 'ok',
+          breakerState: r.breaker_state ?? 'closed',
+          lastSuccessfulSync: pgTimestamp(r.last_successful_sync),
+          lastErrorAt: pgTimestamp(r.last_error_at),
+          consecutiveFailures: Number(r.consecutive_failures ?? 0),
+        }
+      : null,
+  };
+}
+
+
+/** Whether anything was ever imported or synced into the organisation. */
+export async function hasImportRun(db: Db, orgId: string): Promise<boolean> {
+  const [run] = await db.select({ id: s.importRuns.id }).from(s.importRuns).where(eq(s.importRuns.orgId, orgId)).limit(1);
+  return Boolean(run);
+}
+
+/** Forgets the sync's watermarks of the organisation (the next sync reads everything). */
+export async function clearWatermarks(db: Db, orgId: string): Promise<void> {
+  await db.delete(s.syncWatermarks).where(eq(s.syncWatermarks.orgId, orgId));
+}
