@@ -81,6 +81,7 @@ export function createApp(opts: AppOptions): ApiApp {
 
   app.use('*', async (c, next) => {
     c.set('deps', deps);
+    c.set('db', deps.store.db);
     await next();
   });
   app.use(`${AGENT_PREFIX}/*`, observe);

@@ -62,7 +62,7 @@ export async function authenticateKey(db: Db, authorization: string | undefined)
 
 /** Middleware: sets `key`, or answers the one 401. */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const a = await authenticateKey(c.get('deps').store.db, c.req.header('authorization'));
+  const a = await authenticateKey(c.get('db'), c.req.header('authorization'));
   c.set('key', a.key);
   c.set('keyOrg', a.org ? { org: a.org, billing: a.billing } : null);
   await next();
@@ -135,7 +135,7 @@ export async function resolveTenancy(
 /** Middleware: sets `auth` (the key with its target organisation), or refuses (400/403). */
 export const tenancy: MiddlewareHandler<AppEnv> = async (c, next) => {
   const route = c.get('route');
-  c.set('auth', await resolveTenancy(c.get('deps').store.db, c.get('key'), requestedOrg(c, route), route, c.get('keyOrg')));
+  c.set('auth', await resolveTenancy(c.get('db'), c.get('key'), requestedOrg(c, route), route, c.get('keyOrg')));
   await next();
 };
 

@@ -3,11 +3,11 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import type { Store } from '../store/db.js';
+import type { Db, Store } from '../store/db.js';
 import type { BillingRow, OrgRow } from '../store/rows.js';
 import type { Scope } from '../domain/scopes.js';
 import type { BillingAlert, LedgerAlert, Warning } from '../schemas/common.js';
-import type { BurstResult, CreditSubject, Limiter, Usage } from '../domain/plans.js';
+import type { BurstResult, CreditSubject, Limiter, SubscriptionStatus, Usage } from '../domain/plans.js';
 
 export interface Deps {
   store: Store;
@@ -48,7 +48,7 @@ export interface AuthContext extends KeyIdentity {
 }
 
 export interface SubscriptionInfo {
-  status: 'trialing' | 'active' | 'past_due' | 'canceled' | 'trial_ended';
+  status: SubscriptionStatus;
   plan: string;
   trialEndsAt: Date | null;
   /** Whole days left of the trial (rounded up), only while trialing. */
@@ -76,6 +76,8 @@ export interface Envelope {
 export interface AppEnv {
   Variables: {
     deps: Deps;
+    /** The store's handle (every route's queries take it). */
+    db: Db;
     requestId: string;
     /** The endpoint's route template (Hono form), e.g. /api/agent/contacts/:id */
     route: string;

@@ -9,7 +9,7 @@ import type { Db } from '../store/db.js';
 import { ledgerConnection, orgFacts } from '../store/queries/connections.js';
 import type { BillingAlert, LedgerAlert } from '../schemas/common.js';
 import type { AppEnv, AuthContext, BillingRow, Envelope, QuotaInfo, SubscriptionInfo } from './context.js';
-import { CREDIT_WINDOW_MS, planCredits, type Usage } from '../domain/plans.js';
+import { CREDIT_WINDOW_MS, planCredits, SUBSCRIPTION_STATUSES, type Usage } from '../domain/plans.js';
 
 
 export const BILLING_URL = 'https://app.cashline.example/settings/billing';
@@ -19,7 +19,7 @@ const DAY_MS = 86_400_000;
 /** The plan name reported for a partner key that names no organisation. */
 export const PARTNER_PLAN = 'Partner';
 
-const STATUSES = new Set(['trialing', 'active', 'past_due', 'canceled', 'trial_ended']);
+const STATUSES: ReadonlySet<string> = new Set(SUBSCRIPTION_STATUSES);
 
 export function subscriptionInfo(ba: Pick<BillingRow, 'plan' | 'subscriptionStatus' | 'trialEndsAt'>, now: Date): SubscriptionInfo {
   const status = (STATUSES.has(ba.subscriptionStatus) ? ba.subscriptionStatus : 'active') as SubscriptionInfo['status'];

@@ -1,5 +1,7 @@
 /**
- * Limits (spec section 8, decisions.md): the burst cap (60 requests a minute
+ * Plans and their limits, declared once (spec section 8, decisions.md).
+ *
+ * Limits: the burst cap (60 requests a minute
  * per key per endpoint template, a sliding window) and query credits (a
  * rolling 5-hour window per (user, billing account of the target
  * organisation)). Backends implement `Limiter` (small and backend-neutral:
@@ -15,7 +17,12 @@ export const BURST_LIMIT = 60;
 export const BURST_WINDOW_MS = 60_000;
 export const CREDIT_WINDOW_MS = 5 * 60 * 60 * 1000;
 
-export const PLAN_CREDITS: Record<string, number> = {
+/** The plans, cheapest first: the one list every layer reads. */
+export const PLANS = ['Free', 'Pocket', 'Wallet', 'Vault', 'Reserve'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/** Query credits per rolling 5 hours, by plan. */
+export const PLAN_CREDITS: Record<Plan, number> = {
   Free: 10,
   Pocket: 50,
   Wallet: 250,
@@ -23,8 +30,15 @@ export const PLAN_CREDITS: Record<string, number> = {
   Reserve: 5_000,
 };
 
+/** Plans whose daily brief may come from the premium (LLM) tier: every paid plan. */
+export const PREMIUM_PLANS: ReadonlySet<string> = new Set(PLANS.filter((p) => p !== 'Free'));
+
+/** A billing account's subscription states (decisions.md). */
+export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled', 'trial_ended'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
 export function planCredits(plan: string): number {
-  return PLAN_CREDITS[plan] ?? PLAN_CREDITS.Free!;
+  return PLAN_CREDITS[plan as Plan] ?? PLAN_CREDITS.Free;
 }
 
 /** Whose credits a call spends: a member (or a partner practice) of a billing account. */

@@ -16,11 +16,11 @@ import { type BriefCategory, type BriefFacts, rulesBrief } from '../domain/brief
 import { slugify } from '../domain/slug.js';
 import { forModel, type LlmConfig, LlmBriefError, llmBrief } from './brief-llm.js';
 import { DailyBriefPayload } from '../schemas/brief.js';
+import { PREMIUM_PLANS } from '../domain/plans.js';
 import { findMentions } from '../domain/brief/redact.js';
 import { briefNameCandidates, briefOrg, briefTier, insertBrief, orgsWithoutBrief, overdueByCustomer, sensitiveNames } from '../store/queries/briefs.js';
 
 /** Plans served by the LLM tier when it is configured (docs/brief.md). */
-export const PREMIUM_PLANS = new Set(['Pocket', 'Wallet', 'Vault', 'Reserve']);
 /** UTC hour from which the day's brief is due. */
 export const BRIEF_UTC_HOUR = 6;
 

@@ -10,6 +10,7 @@ import { openStore } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { createKey, createOrg, createPartner, createUser, linkPartner, revokeKey, setAccountSensitive, setContactSensitive } from '../store/tenancy.js';
 import { parseScopes } from '../domain/scopes.js';
+import { PLANS } from '../domain/plans.js';
 import { extraCommands } from './commands.js';
 import { forecastCommands } from './forecast-commands.js';
 import { forwardToServer, isServingCommand, liveServerSocket } from './ops-socket.js';
@@ -49,7 +50,7 @@ export function buildProgram(io: Io = processIo): Command {
     .option('--base-currency <ccy>', 'ISO currency code', 'AUD')
     .option('--fy-end-day <d>', 'financial year end day', intArg('--fy-end-day', 1, 31), 30)
     .option('--fy-end-month <m>', 'financial year end month', intArg('--fy-end-month', 1, 12), 6)
-    .addOption(new Option('--plan <plan>', 'plan').choices(['Free', 'Pocket', 'Wallet', 'Vault', 'Reserve']).default('Free'))
+    .addOption(new Option('--plan <plan>', 'plan').choices([...PLANS]).default('Free'))
     .addOption(
       new Option('--subscription <status>', 'subscription status')
         .choices(['trialing', 'active', 'past_due', 'canceled', 'trial_ended'])

@@ -11,11 +11,10 @@ import * as s from './schema.js';
 import { generateKey, type KeyKind } from '../domain/keys.js';
 import { isValidFyEnd, isValidTimeZone } from '../domain/calendar.js';
 import type { Scope } from '../domain/scopes.js';
+import { PLANS, SUBSCRIPTION_STATUSES } from '../domain/plans.js';
 
 export class TenancyError extends Error {}
 
-export const PLANS = ['Free', 'Pocket', 'Wallet', 'Vault', 'Reserve'] as const;
-export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled', 'trial_ended'] as const;
 
 export interface CreateOrgInput {
   name: string;

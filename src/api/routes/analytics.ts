@@ -57,7 +57,7 @@ import {
 import type { ApiApp, AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
-import { json, parseQuery } from './ledger.js';
+import { json, parseQuery } from '../lists.js';
 
 /** The longest summary window. */
 export const MAX_WINDOW_YEARS = 20;
@@ -210,7 +210,7 @@ async function analysisOf<K extends 'contactsSummary' | 'cohorts'>(
   kind: K,
 ): Promise<K extends 'cohorts' ? CohortsData : ContactsSummaryData> {
   type Out = K extends 'cohorts' ? CohortsData : ContactsSummaryData;
-  const db = c.get('deps').store.db;
+  const db = c.get('db');
   const stored = await readSnapshot<Out>(db, who.orgId, SNAPSHOT_KINDS[kind]);
   if (stored) return stored;
   const input = await loadAnalyticsInput(db, who.org, who.today, lastFullMonths(who.today, MARGIN_MONTHS));
@@ -221,7 +221,7 @@ async function analysisOf<K extends 'contactsSummary' | 'cohorts'>(
 async function summaryBody(c: Context<AppEnv>, kind: 'revenue' | 'expenses') {
   const who = caller(c);
   const params = parseQuery(c, (raw) => parseSummaryParams(raw, who.today, who.org.fyEndDay, who.org.fyEndMonth));
-  const db = c.get('deps').store.db;
+  const db = c.get('db');
   const agg = await summaryAggregates(db, {
     orgId: who.orgId,
     kind,
@@ -250,7 +250,7 @@ async function summaryBody(c: Context<AppEnv>, kind: 'revenue' | 'expenses') {
 }
 
 async function named(c: Context<AppEnv>, who: Caller, entries: readonly TopEntry[]): Promise<NamedEntry[]> {
-  const labels = await contactLabels(c.get('deps').store.db, who.orgId, entries.map((e) => e.contactId));
+  const labels = await contactLabels(c.get('db'), who.orgId, entries.map((e) => e.contactId));
   const out: NamedEntry[] = [];
   for (const e of entries) {
     const l = labels.get(e.contactId);
@@ -266,7 +266,7 @@ export function registerAnalytics(app: ApiApp): void {
     // stable within a month), else computed now (before the first run, or when
     // the month has turned since).
     const gpWindow = lastFullMonths(who.today, GROSS_PROFIT_MONTHS);
-    const db = c.get('deps').store.db;
+    const db = c.get('db');
     const stored = (await readSnapshot<{ grossProfit?: GrossProfitReading }>(db, who.orgId, SNAPSHOT_KINDS.organisation))?.grossProfit;
     const grossProfit =
       stored && stored.window.from === gpWindow.from && stored.window.to === gpWindow.to

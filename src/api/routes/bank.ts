@@ -12,7 +12,7 @@ import { accountBalances } from '../../store/queries/account-balances.js';
 import { listBankAccounts } from '../../store/queries/bank.js';
 import type { ApiApp } from '../context.js';
 import { agentRoute, withAlerts } from '../route.js';
-import { json, listCaller, parseQuery } from './ledger.js';
+import { json, listCaller, parseQuery } from '../lists.js';
 
 export const bankAccountsRoute = agentRoute('READ_BANK', {
   path: '/api/agent/bank-accounts',
@@ -39,7 +39,7 @@ export function registerBank(app: ApiApp): void {
     const { orgId, gate } = listCaller(c);
     const now = c.get('deps').clock.now();
     const asOf = dateIn(c.get('auth').org?.timezone ?? 'Australia/Sydney', now);
-    const r = await listBankAccounts(c.get('deps').store.db, { orgId, gate, asOf, now });
+    const r = await listBankAccounts(c.get('db'), { orgId, gate, asOf, now });
     return c.json(withAlerts(c, r), 200);
   });
 
@@ -48,7 +48,7 @@ export function registerBank(app: ApiApp): void {
     const org = c.get('auth').org;
     const today = dateIn(org?.timezone ?? 'Australia/Sydney', c.get('deps').clock.now());
     const asOfDate = parseQuery(c, (raw) => parseAsOfDate(raw, today));
-    const r = await accountBalances(c.get('deps').store.db, { orgId, asOfDate, gate });
+    const r = await accountBalances(c.get('db'), { orgId, asOfDate, gate });
     return c.json(withAlerts(c, r), 200);
   });
 }

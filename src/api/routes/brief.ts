@@ -35,7 +35,7 @@ export function registerBrief(app: ApiApp): void {
     const { orgId } = c.req.valid('param');
     const auth = c.get('auth');
     if (!auth.org || auth.org.id !== orgId) throw forbidden("The daily brief is only served for the key's own organisation.");
-    const db = c.get('deps').store.db;
+    const db = c.get('db');
     const brief = await latestBrief(db, orgId);
     if (!brief) throw new ApiError(404, 'no_brief_yet', 'No brief has been generated yet; the next one is written after 06:00 UTC.');
     // Redaction is decided now, from the flags as they are at this read (docs/brief.md#redaction).

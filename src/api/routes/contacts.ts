@@ -17,7 +17,7 @@ import { getContact, listContacts } from '../../store/queries/contacts.js';
 import type { ApiApp, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
-import { cursorSafe, json, listCaller, notFoundResponse, pageFields, paging, parseQuery } from './ledger.js';
+import { cursorSafe, json, listCaller, notFoundResponse, pageFields, paging, parseQuery } from '../lists.js';
 
 export const contactsRoute = agentRoute('READ_CONTACTS', {
   path: '/api/agent/contacts',
@@ -52,7 +52,7 @@ export function registerContacts(app: ApiApp): void {
     const { orgId, gate } = listCaller(c);
     const p = paging(c, orgId, 'contacts', { type: params.type, sort: params.sort }, params);
     const r = await cursorSafe(
-      listContacts(c.get('deps').store.db, {
+      listContacts(c.get('db'), {
         orgId,
         type: params.type,
         sort: params.sort,
@@ -73,7 +73,7 @@ export function registerContacts(app: ApiApp): void {
       return c.res as never;
     }
     const { orgId, gate } = listCaller(c);
-    const r = await getContact(c.get('deps').store.db, { orgId, id, gate, today: today(c) });
+    const r = await getContact(c.get('db'), { orgId, id, gate, today: today(c) });
     if (!r) throw notFound('contact');
     return c.json(withAlerts(c, r), 200);
   });

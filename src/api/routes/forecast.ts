@@ -44,7 +44,7 @@ import type { Db } from '../../store/db.js';
 import type { ApiApp, AppEnv } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
-import { json, listCaller, notFoundResponse } from './ledger.js';
+import { json, listCaller, notFoundResponse } from '../lists.js';
 
 export const cashPositionRoute = agentRoute('READ_FORECAST', {
   path: '/api/agent/cash-position',
@@ -194,7 +194,7 @@ async function fromLatestSnapshot<T>(db: Db, orgId: string, part: string, load: 
 export function registerForecast(app: ApiApp): void {
   app.openapi(cashPositionRoute, async (c) => {
     const { orgId, gate } = listCaller(c);
-    const db = c.get('deps').store.db;
+    const db = c.get('db');
     const [snap, hidden] = await Promise.all([
       fromLatestSnapshot(db, orgId, 'cash-position', (id) => cashPositionOfSnapshot(db, orgId, id)),
       gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>()),
@@ -211,7 +211,7 @@ export function registerForecast(app: ApiApp): void {
   app.openapi(forecastRoute, async (c) => {
     const { orgId, gate } = listCaller(c);
     const q = parseForecastQuery(c.req.valid('query'));
-    const db = c.get('deps').store.db;
+    const db = c.get('db');
     const [ref, hidden] = await Promise.all([
       latestSnapshotRef(db, orgId, q.scenarioId),
       gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>()),
@@ -236,7 +236,7 @@ export function registerForecast(app: ApiApp): void {
   app.openapi(dailySummaryRoute, async (c) => {
     const { orgId, gate } = listCaller(c);
     const org = orgOf(c);
-    const db = c.get('deps').store.db;
+    const db = c.get('db');
     const now = c.get('deps').clock.now();
     const asOf = dateIn(org.timezone, now);
     const [cp, events, anomalies, ar, credit, bankAccounts, snap] = await Promise.all([

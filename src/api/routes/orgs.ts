@@ -22,7 +22,7 @@ const byName = (a: { name: string; id: string }, b: { name: string; id: string }
 export function registerOrgs(app: ApiApp): void {
   app.openapi(orgsRoute, async (c) => {
     const auth = c.get('auth');
-    const db = c.get('deps').store.db;
+    const db = c.get('db');
     const orgs =
       auth.kind === 'PARTNER'
         ? await partnerOrgs(db, auth.partnerId!)
