@@ -19,7 +19,8 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { D } from '../domain/money.js';
-import { pages, type XeroFiles } from './generate.js';
+import { pages } from './generate.js';
+import type { XeroFiles } from './types.js';
 
 export interface OnlineRetailOptions {
   onProgress?: (step: string, done: number, total: number) => void;
