@@ -1,10 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/helpers/sequencer.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     setupFiles: ['test/helpers/matchers.ts'],
+    sequence: { sequencer: LongestFirst },
     pool: 'forks',
     // Two workers on the project's two cores (the default leaves one idle); the services the tests start run beside them.
     maxWorkers: 2,
