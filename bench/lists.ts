@@ -35,7 +35,8 @@ import { BENCH_ORG, BENCH_SCHEMA, BENCH_URL, benchKeys, benchOrgExists, generate
 import { rows } from '../src/store/db.js';
 import { detailsSql, invoiceAggregate, invoiceKeysetSpec, keysSql, linesSql } from '../src/store/queries/cash-items.js';
 import { countSql, pageSql } from '../src/store/queries/paging.js';
-import { parseItemListParams, TOTALS_CAP } from '../src/domain/list-params.js';
+import { TOTALS_CAP } from '../src/domain/list-params.js';
+import { InvoiceListQuery } from '../src/schemas/params.js';
 
 const args = new Set(process.argv.slice(2));
 const role = process.argv[2] === '--serve' ? process.argv[3] : null;
@@ -77,7 +78,7 @@ async function serveFloor(): Promise<string> {
   const server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://x');
-      const p = parseItemListParams(Object.fromEntries(url.searchParams));
+      const p = InvoiceListQuery.parse(Object.fromEntries(url.searchParams));
       const gate = url.searchParams.get('gate') === 'true';
       const input = { orgId: BENCH_ORG, kind: 'invoices' as const, filters: p.filters, gate };
       const spec = invoiceKeysetSpec(input);

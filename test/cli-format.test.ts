@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from '@hono/zod-openapi';
-import { ENDPOINTS, PARAM_RULES, ParamError, checkParam, endpoint, flagOf, queryDocs, toolName, type ParamName } from '../src/schemas/endpoints.js';
+import { ENDPOINTS, ParamError, checkParam, endpoint, flagOf, paramsOf, toolName } from '../src/schemas/endpoints.js';
+import { intParam } from '../src/schemas/query.js';
 import { numericFields, renderTable } from '../src/cli/format.js';
 import { forecastChart, groupThousands, type ForecastChartInput } from '../src/cli/chart.js';
 import { ContactDrillResponse, InvoicesResponse } from '../src/schemas/ledger.js';
@@ -16,6 +17,9 @@ import { StatusResponse } from '../src/schemas/status.js';
 const forecast = JSON.parse(readFileSync(resolve(import.meta.dirname, 'fixtures', 'forecast-response.json'), 'utf8')) as ForecastChartInput & {
   weeks: { weekStart: string; closing: string }[];
 };
+
+const entry = (name: string) => ENDPOINTS.find((e) => e.name === name)!;
+const spec = (name: string, param: string) => paramsOf(entry(name)).find((p) => p.name === param)!;
 
 describe('endpoint catalogue', () => {
   it('has one entry per endpoint served today, with X-Service-Tool-safe tool names (spec 5.6) and distinct flags', () => {
@@ -30,9 +34,7 @@ describe('endpoint catalogue', () => {
       expect(e.path.startsWith('/api/agent/')).toBe(true);
       // A drill's id is {id}, or {orgId} (the server's name) when it defaults to the organisation (the daily brief).
       expect(Boolean(e.id)).toBe(e.path.includes(e.id?.defaultsToOrg && e.path.includes('{orgId}') ? '{orgId}' : '{id}'));
-      const params = Object.keys(e.query?.shape ?? {});
-      for (const p of params) expect(PARAM_RULES).toHaveProperty(p);
-      const flags = params.map((p) => flagOf(p as ParamName));
+      const flags = paramsOf(e).map((p) => flagOf(p.name));
       expect(new Set(flags).size).toBe(flags.length);
       expect(e.description.length).toBeGreaterThan(80);
     }
@@ -42,48 +44,53 @@ describe('endpoint catalogue', () => {
     expect(flagOf('scenarioId')).toBe('scenario');
   });
 
-  it('enum rules agree with the enum the server schema documents', () => {
-    for (const e of ENDPOINTS)
-      for (const p of Object.keys(e.query?.shape ?? {})) {
-        const rule = PARAM_RULES[p as ParamName];
-        const documented = queryDocs(e.query!)[p]?.enum;
-        expect(queryDocs(e.query!)[p]?.description, `${e.name} ${p}`).toBeTruthy();
-        if (rule.kind === 'enum') expect(documented).toEqual([...rule.values]);
-        if (rule.kind === 'boolean') expect(documented).toEqual(['true', 'false']);
-      }
+  it("derives each parameter's kind, bounds and description from the server's schema (integers, booleans, enums, dates)", () => {
+    for (const e of ENDPOINTS) for (const p of paramsOf(e)) expect(p.description.length, `${e.name} ${p.name}`).toBeGreaterThan(10);
+    expect(spec('invoices', 'limit')).toMatchObject({ kind: 'integer', minimum: 1 });
+    expect(spec('invoices', 'limit').maximum).toBeUndefined(); // capped, not refused
+    expect(spec('invoices', 'autoPaginate').kind).toBe('boolean');
+    expect(spec('invoices', 'dateFrom').kind).toBe('date');
+    expect(spec('invoices', 'status').kind).toBe('text');
+    expect(spec('forecast', 'weeks')).toMatchObject({ kind: 'integer', minimum: 1, maximum: 13 });
+    expect(spec('revenue', 'topN')).toMatchObject({ kind: 'integer', minimum: 1, maximum: 100 });
+    expect(spec('retention', 'periods')).toMatchObject({ kind: 'integer', minimum: 1, maximum: 24 });
+    expect(spec('retention', 'metric')).toMatchObject({ kind: 'enum', values: ['retention', 'customers', 'revenue'] });
+    expect(spec('contacts', 'type')).toMatchObject({ kind: 'enum', values: ['customer', 'supplier', 'both'] });
   });
 
-  it('a query parameter without a rule fails the build (the type-check is the proof: an unused @ts-expect-error fails it)', () => {
-    const make = () =>
-      endpoint({
-        name: 'x',
-        path: '/api/agent/x',
-        // @ts-expect-error `bogus` has no entry in PARAM_RULES
-        query: z.object({ bogus: z.string().optional() }),
-        response: z.object({}),
-        summary: 'x',
-        description: 'x',
-      });
-    void make;
+  it('a parameter added to a server schema reaches the clients with its type and its check, and no client code', () => {
+    const e = endpoint({
+      name: 'x',
+      path: '/api/agent/x',
+      query: z.object({ size: intParam({ name: 'size', min: 2, max: 5, default: 2, description: 'How big the thing is.' }) }),
+      response: z.object({}),
+      summary: 'x',
+      description: 'x',
+    });
+    expect(paramsOf(e)).toEqual([{ name: 'size', kind: 'integer', minimum: 2, maximum: 5, description: 'How big the thing is.' }]);
+    expect(checkParam(e, 'size', '--size', '5')).toBe('5');
+    expect(() => checkParam(e, 'size', '--size', '6')).toThrow("--size must be a whole number from 2 to 5, got '6'");
     expect(() =>
       endpoint({ name: 'y', path: '/api/agent/y', query: null, response: z.object({}), id: { description: 'id' }, summary: 'y', description: 'y' }),
     ).toThrow(/\{id\}/);
   });
 
-  it('checks values as issue 7 asks: real dates, limit >= 1, top-n 1-100, periods 1-24, weeks 1-13, enums', () => {
-    expect(checkParam('dateFrom', '--date-from', '2024-02-29')).toBe('2024-02-29');
-    expect(() => checkParam('dateFrom', '--date-from', '2023-02-29')).toThrow(ParamError);
-    expect(() => checkParam('dateTo', '--date-to', '2026-1-5')).toThrow(/--date-to must be a real date YYYY-MM-DD/);
-    expect(checkParam('limit', '--limit', '500')).toBe('500'); // the server caps it
-    expect(() => checkParam('limit', '--limit', '0')).toThrow("--limit must be a whole number of at least 1, got '0'");
-    expect(() => checkParam('limit', '--limit', '2.5')).toThrow(ParamError);
-    expect(checkParam('topN', '--top-n', '100')).toBe('100');
-    expect(() => checkParam('topN', '--top-n', '101')).toThrow(/--top-n must be a whole number from 1 to 100, got '101'/);
-    expect(() => checkParam('periods', 'periods', '25')).toThrow(/1 to 24/);
-    expect(() => checkParam('weeks', '--weeks', '14')).toThrow(/1 to 13/);
-    expect(() => checkParam('metric', '--metric', 'ltv')).toThrow(/retention, customers, revenue/);
-    expect(() => checkParam('type', '--type', 'robots')).toThrow(ParamError);
-    expect(() => checkParam('cursor', '--cursor', ' ')).toThrow(/must not be empty/);
+  it("checks values with the server's own parsers: real dates, limit >= 1, top-n 1-100, periods 1-24, weeks 1-13, enums", () => {
+    const check = (name: string, param: string, label: string, value: string) => checkParam(entry(name), param, label, value);
+    expect(check('invoices', 'dateFrom', '--date-from', '2024-02-29')).toBe('2024-02-29');
+    expect(() => check('invoices', 'dateFrom', '--date-from', '2023-02-29')).toThrow(ParamError);
+    expect(() => check('invoices', 'dateTo', '--date-to', '2026-1-5')).toThrow(/--date-to must be a real date YYYY-MM-DD/);
+    expect(check('invoices', 'limit', '--limit', '500')).toBe('500'); // the server caps it
+    expect(() => check('invoices', 'limit', '--limit', '0')).toThrow("--limit must be a whole number of at least 1, got '0'");
+    expect(() => check('invoices', 'limit', '--limit', '2.5')).toThrow(ParamError);
+    expect(check('revenue', 'topN', '--top-n', '100')).toBe('100');
+    expect(() => check('revenue', 'topN', '--top-n', '101')).toThrow(/--top-n must be a whole number from 1 to 100, got '101'/);
+    expect(() => check('retention', 'periods', 'periods', '25')).toThrow(/1 to 24/);
+    expect(() => check('forecast', 'weeks', '--weeks', '14')).toThrow(/1 to 13/);
+    expect(() => check('retention', 'metric', '--metric', 'ltv')).toThrow(/retention, customers, revenue/);
+    expect(() => check('contacts', 'type', '--type', 'robots')).toThrow(ParamError);
+    expect(() => check('invoices', 'cursor', '--cursor', ' ')).toThrow(/must not be empty/);
+    expect(() => check('forecast', 'scenarioId', '--scenario', 'x'.repeat(101))).toThrow(/1 to 100 characters/);
   });
 });
 

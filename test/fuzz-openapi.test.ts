@@ -2,8 +2,8 @@
  * Issue 8, fuzzing from the OpenAPI document: every GET endpoint the server
  * serves, with every parameter it declares (query, path, and the shared
  * orgId / X-Service-* parameters), drawn by fast-check from arbitraries
- * derived from each parameter's schema (format date, enum, the example's
- * shape, free text) and mixed with hostile values: odd dates (2024-02-30),
+ * derived from each parameter's schema (format date, enum, integer,
+ * boolean, free text) and mixed with hostile values: odd dates (2024-02-30),
  * huge and non-integer numbers, long strings, CRLF, NUL, unicode, SQL and
  * path fragments, and tampered or foreign cursors.
  *
@@ -37,7 +37,7 @@ const CONCURRENCY = 8;
 interface Param {
   name: string;
   in: 'query' | 'path' | 'header';
-  schema: { type?: string; format?: string; enum?: string[]; example?: unknown; anyOf?: unknown[]; minLength?: number };
+  schema: { type?: string; format?: string; enum?: string[]; example?: unknown; anyOf?: unknown[]; minLength?: number; minimum?: number; maximum?: number };
 }
 interface Endpoint {
   /** The OpenAPI template, e.g. /api/agent/contacts/{id}. */
@@ -93,7 +93,8 @@ function valueOf(p: Param, world: World): fc.Arbitrary<string> {
     const word = fc.oneof(fromList(['DRAFT', 'SUBMITTED', 'AUTHORISED', 'PAID', 'VOIDED', 'DELETED', 'BILLED', 'paid', 'Authorised', 'NOPE', '']), text);
     return fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(','));
   }
-  if (typeof s.example === 'string' && /^\d+$/.test(s.example)) {
+  if (s.type === 'boolean') return fc.oneof({ weight: 3, arbitrary: fromList(['true', 'false', '1', '0', 'TRUE']) }, { weight: 1, arbitrary: text });
+  if (s.type === 'integer') {
     return fc.oneof({ weight: 3, arbitrary: fc.integer({ min: -5, max: 300 }).map(String) }, { weight: 2, arbitrary: fromList(ODD_NUMBERS) }, { weight: 1, arbitrary: text });
   }
   return fc.oneof({ weight: 1, arbitrary: typeof s.example === 'string' ? fc.constant(s.example) : text }, { weight: 2, arbitrary: text });
@@ -268,8 +269,8 @@ describe('fuzzing from the OpenAPI document (issue 8)', () => {
           if (body?.error === 'invalid_cursor' && !query.has('cursor')) problems.push(`${url} -> invalid_cursor without a cursor`);
           if (!['bad_request', 'invalid_cursor', 'org_required'].includes(body?.error ?? '')) problems.push(`${url} -> 400 ${JSON.stringify(body)}`);
         }
-        // autoPaginate=true (any case) ignores the cursor (spec), so only the others are forgeries sent.
-        if (forged && query.get('autoPaginate')?.toLowerCase() !== 'true') {
+        // autoPaginate=true (any case, or 1) ignores the cursor (spec), so only the others are forgeries sent.
+        if (forged && !['true', '1'].includes(query.get('autoPaginate')?.trim().toLowerCase() ?? '')) {
           forgedSent++;
           if (res.status === 200) problems.push(`forged cursor accepted: ${url}`);
         }

@@ -21,7 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -34,7 +34,9 @@ import type { ApiApp, AppEnv, Deps } from './context.js';
 import { registerDocs } from './docs.js';
 import { envelope } from './envelope.js';
 import { ApiError, badRequest, errorResponse, type ErrorBody } from './errors.js';
+import { ParamError } from '../domain/list-params.js';
 import type { Limiter } from '../domain/plans.js';
+import type { Warning } from '../schemas/common.js';
 import { observe, TOOL_PATTERN } from './observe.js';
 import { AGENT_PREFIX, pipelineWarnings, ROUTE_QUERY_PARAMS, ROUTE_SCOPES, warn } from './route.js';
 import { registerRoutes } from './routes/index.js';
@@ -68,13 +70,16 @@ export function createApp(opts: AppOptions): ApiApp {
   };
 
   const app = new OpenAPIHono<AppEnv>({
-    // zod validation failures of a route's params/query/headers: a 400 naming the parameter (decisions.md).
-    defaultHook: (result) => {
+    // The route's schemas parse its params and query (src/schemas/query.ts): a failure is the one 400 naming the
+    // parameter (decisions.md); what a parsed query ignored (an unknown status, a cursor beside autoPaginate) becomes warnings.
+    defaultHook: (result, c) => {
       if (!result.success) {
         const issue = result.error.issues[0];
         const parameter = issue?.path?.length ? String(issue.path[0]) : result.target;
-        throw badRequest(parameter, issue?.message ?? 'invalid value');
+        throw new ParamError(parameter, issue?.message ?? 'invalid value');
       }
+      const ignored = (result.data as { ignored?: unknown } | null)?.ignored;
+      if (Array.isArray(ignored)) warn(c as Context<AppEnv>, ignored as Warning[]);
       return undefined;
     },
   });

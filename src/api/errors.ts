@@ -7,6 +7,7 @@
  * Retry-After) when the store cannot be reached.
  */
 import type { Context } from 'hono';
+import { ParamError } from '../domain/list-params.js';
 import type { ErrorCode } from '../schemas/common.js';
 
 export type ApiErrorStatus = 400 | 401 | 403 | 404 | 405 | 429 | 500 | 503;
@@ -105,7 +106,9 @@ export function rootCause(err: unknown): { code?: string; message: string } {
  * a store outage as 503, anything else as a 500 without details (logged with
  * the request id).
  */
-export function errorResponse(c: Context, err: unknown): Response {
+export function errorResponse(c: Context, thrown: unknown): Response {
+  // A bad parameter found past the schema (a summary window that runs backwards): the same 400 as the schema's.
+  const err = thrown instanceof ParamError ? badRequest(thrown.parameter, thrown.message) : thrown;
   if (err instanceof ApiError) {
     if (err.extra.retryAfterSeconds !== undefined) c.header('Retry-After', String(err.extra.retryAfterSeconds));
     if (err.status === 401) c.header('WWW-Authenticate', 'Bearer realm="cashline"');

@@ -1,6 +1,6 @@
 /**
- * What every list and drill route shares (spec 4.3; docs/lists.md): query
- * parsing into the 400 that names the parameter, the caller's organisation
+ * What every list and drill route shares (spec 4.3; docs/lists.md): the
+ * caller's organisation
  * and sensitive-data gate, signed cursors bound to the organisation, the
  * endpoint and the normalised filters (anything else is 400
  * invalid_cursor), the paging fields (nextCursor, totalCount,
@@ -9,25 +9,10 @@
  */
 import type { Context } from 'hono';
 import { type CursorPosition, decodeCursor, encodeCursor, filtersHash, InvalidCursorError } from '../domain/cursor.js';
-import { type IgnoredValue, ParamError, type PagingParams, type RawQuery } from '../domain/list-params.js';
+import type { PagingParams } from '../domain/list-params.js';
 import { ErrorResponse } from '../schemas/common.js';
 import type { AppEnv } from './context.js';
 import { ApiError } from './errors.js';
-import { warn } from './route.js';
-
-/** Parses the query with a list-params parser; a ParamError becomes the 400 that names the parameter. */
-export function parseQuery<T>(c: Context<AppEnv>, parse: (raw: RawQuery) => T): T {
-  try {
-    const out = parse(c.req.queries() as RawQuery);
-    // Parsers that drop what they cannot use (unknown status values, a cursor beside autoPaginate) say so: reported as warnings.
-    const ignored = (out as { ignored?: unknown } | null)?.ignored;
-    if (Array.isArray(ignored)) warn(c, ignored as IgnoredValue[]);
-    return out;
-  } catch (err) {
-    if (err instanceof ParamError) throw new ApiError(400, 'bad_request', err.message, { parameter: err.parameter });
-    throw err;
-  }
-}
 
 /** The request's organisation and what its key may see. */
 export function listCaller(c: Context<AppEnv>): { orgId: string; gate: boolean } {

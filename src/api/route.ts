@@ -9,10 +9,11 @@
  * Every /api/agent endpoint must be declared this way: a path the pipeline
  * does not know is answered 404 before anything else runs (fail closed).
  */
-import { createRoute, type RouteConfig } from '@hono/zod-openapi';
+import { createRoute, type RouteConfig, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Scope } from '../domain/scopes.js';
 import { commonErrorResponses, type Warning } from '../schemas/common.js';
+import { queryShape } from '../schemas/query.js';
 import type { AppEnv } from './context.js';
 
 export const AGENT_PREFIX = '/api/agent';
@@ -33,8 +34,7 @@ export function honoPath(openapiPath: string): string {
 export function agentRoute<const R extends Omit<RouteConfig, 'method'>>(scope: Scope | null, config: R) {
   if (!config.path.startsWith(`${AGENT_PREFIX}/`)) throw new Error(`agentRoute: ${config.path} is not under ${AGENT_PREFIX}/`);
   ROUTE_SCOPES.set(honoPath(config.path), scope);
-  const query = (config.request as { query?: { shape?: Record<string, unknown> } } | undefined)?.query;
-  ROUTE_QUERY_PARAMS.set(honoPath(config.path), [...Object.keys(query?.shape ?? {}), 'orgId']);
+  ROUTE_QUERY_PARAMS.set(honoPath(config.path), [...Object.keys(queryShape(config.request?.query as z.ZodType | undefined)), 'orgId']);
   return createRoute({
     ...config,
     method: 'get',

@@ -13,17 +13,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { CliError, DEFAULT_BASE_URL, getJson, orgOfRequest, type ClientOptions } from '../client/http.js';
 import { numericFields, renderTable, warningLines } from './format.js';
 import { forecastChart, type ForecastChartInput } from './chart.js';
-import {
-  ENDPOINTS,
-  PARAM_RULES,
-  ParamError,
-  checkParam,
-  flagOf,
-  pathOf,
-  type Endpoint,
-  type ParamName,
-  type ParamRule,
-} from '../schemas/endpoints.js';
+import { ENDPOINTS, ParamError, checkParam, flagOf, paramsOf, pathOf, type Endpoint, type ParamSpec } from '../schemas/endpoints.js';
 
 export interface CliIo {
   stdout: (t: string) => void;
@@ -53,16 +43,15 @@ export function clientOptions(flags: GlobalFlags, env: NodeJS.ProcessEnv, tool: 
   return { baseUrl, apiKey, orgId: flags.org ?? env.CASHLINE_ORG_ID, tool };
 }
 
-/** The query of a subcommand from its parsed flags; every value checked (validation_error before any request). */
+/** The query of a subcommand from its parsed flags; every value checked by the server's own parser (validation_error before any request). */
 export function queryFromFlags(e: Endpoint, flags: Record<string, unknown>): Record<string, string | undefined> {
   const query: Record<string, string | undefined> = {};
-  for (const param of Object.keys(e.query?.shape ?? {}) as ParamName[]) {
-    const rule: ParamRule = PARAM_RULES[param];
-    const flag = flagOf(param);
+  for (const p of paramsOf(e)) {
+    const flag = flagOf(p.name);
     const value = flags[camel(flag)];
     if (value === undefined) continue;
     try {
-      query[param] = rule.kind === 'boolean' ? (value === true ? 'true' : undefined) : checkParam(param, `--${flag}`, String(value));
+      query[p.name] = p.kind === 'boolean' ? (value === true ? 'true' : undefined) : checkParam(e, p.name, `--${flag}`, String(value));
     } catch (err) {
       if (err instanceof ParamError) throw new CliError('validation_error', err.message);
       throw err;
@@ -73,10 +62,14 @@ export function queryFromFlags(e: Endpoint, flags: Record<string, unknown>): Rec
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
-const PLACEHOLDER: Record<ParamRule['kind'], string> = { string: 'value', list: 'list', date: 'date', boolean: '', int: 'n', enum: 'value' };
+const PLACEHOLDER: Record<ParamSpec['kind'], string> = { text: 'value', date: 'date', boolean: '', integer: 'n', enum: 'value' };
 
-function flagHelp(rule: ParamRule): string {
-  return rule.kind === 'enum' ? `${rule.help}: ${rule.values.join(', ')}` : rule.help;
+/** A flag's help: the first sentence of the parameter's description, with its values or bounds. */
+function flagHelp(p: ParamSpec): string {
+  const first = p.description.split(/(?<=[.;:])\s/)[0]!.replace(/[.;:]$/, '');
+  if (p.kind === 'enum') return `${first} (${p.values!.join(', ')})`;
+  if (p.kind === 'integer' && p.maximum !== undefined && !first.includes(String(p.maximum))) return `${first} (${p.minimum}-${p.maximum})`;
+  return first;
 }
 
 /** A command added to the CLI by the wiring (bin/cashline.ts adds `mcp`). */
@@ -95,10 +88,9 @@ export function buildCli(io: CliIo, catalogue: readonly Endpoint[] = ENDPOINTS, 
   for (const e of catalogue) {
     const cmd = program.command(e.name).description(e.summary);
     if (e.id) cmd.argument(e.id.defaultsToOrg ? '[id]' : '<id>', e.id.description);
-    for (const param of Object.keys(e.query?.shape ?? {}) as ParamName[]) {
-      const rule: ParamRule = PARAM_RULES[param];
-      const flag = flagOf(param);
-      cmd.option(rule.kind === 'boolean' ? `--${flag}` : `--${flag} <${PLACEHOLDER[rule.kind]}>`, flagHelp(rule));
+    for (const p of paramsOf(e)) {
+      const flag = flagOf(p.name);
+      cmd.option(p.kind === 'boolean' ? `--${flag}` : `--${flag} <${PLACEHOLDER[p.kind]}>`, flagHelp(p));
     }
     const chart = charts[e.name];
     if (chart) cmd.option('--chart', 'draw it in the terminal instead of printing JSON');

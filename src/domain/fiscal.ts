@@ -14,6 +14,7 @@
  */
 import { Temporal } from 'temporal-polyfill';
 import { addDays } from './calendar.js';
+import { ParamError } from './list-params.js';
 
 export interface DateWindow {
   /** First day, inclusive (YYYY-MM-DD). */
@@ -105,4 +106,23 @@ export function windowInstants(tz: string, w: DateWindow): { start: Date; endExc
   const start = Temporal.PlainDate.from(w.from).toZonedDateTime({ timeZone: tz }).epochMilliseconds;
   const end = Temporal.PlainDate.from(addDays(w.to, 1)).toZonedDateTime({ timeZone: tz }).epochMilliseconds;
   return { start: new Date(start), endExclusive: new Date(end) };
+}
+
+/** The longest summary window, in years. */
+export const MAX_WINDOW_YEARS = 20;
+
+/**
+ * The window of a summary (docs/analytics.md): dateTo defaults to today,
+ * dateFrom to the first day of the financial year containing dateTo (so,
+ * with neither, the financial year to date). A window that runs backwards
+ * or spans more than MAX_WINDOW_YEARS is a ParamError naming the bound the
+ * caller sent (dateFrom when both were).
+ */
+export function summaryWindow(q: { dateFrom?: string | undefined; dateTo?: string | undefined }, today: string, fyEndDay: number, fyEndMonth: number): DateWindow {
+  const to = q.dateTo ?? today;
+  const from = q.dateFrom ?? financialYearOf(to, fyEndDay, fyEndMonth).from;
+  const culprit = q.dateFrom !== undefined ? 'dateFrom' : 'dateTo';
+  if (from > to) throw new ParamError(culprit, 'must not be after dateTo (default today)');
+  if (Number(to.slice(0, 4)) - Number(from.slice(0, 4)) > MAX_WINDOW_YEARS) throw new ParamError(culprit, `the window may span at most ${MAX_WINDOW_YEARS} years`);
+  return { from, to };
 }

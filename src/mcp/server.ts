@@ -26,18 +26,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CliError, getJson, orgOfRequest } from '../client/http.js';
-import {
-  ENDPOINTS,
-  PARAM_RULES,
-  ParamError,
-  checkParam,
-  paramDescription,
-  pathOf,
-  toolName,
-  type Endpoint,
-  type ParamName,
-  type ParamRule,
-} from '../schemas/endpoints.js';
+import { ENDPOINTS, ParamError, checkParam, paramsOf, pathOf, toolName, type Endpoint, type ParamSpec } from '../schemas/endpoints.js';
 
 export interface McpConfig {
   baseUrl: string;
@@ -75,21 +64,21 @@ export function serverInstructions(catalogue: readonly Endpoint[]): string {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-function inputFor(rule: ParamRule, description: string): z.ZodType {
-  switch (rule.kind) {
+/** A tool input of the parameter's own type (as the server's schema documents it). */
+function inputFor(p: ParamSpec): z.ZodType {
+  switch (p.kind) {
     case 'boolean':
-      return z.boolean().optional().describe(description);
-    case 'int': {
-      const n = z.number().int().min(rule.min);
-      return (rule.max === undefined ? n : n.max(rule.max)).optional().describe(description);
+      return z.boolean().optional().describe(p.description);
+    case 'integer': {
+      const n = z.number().int().min(p.minimum ?? Number.MIN_SAFE_INTEGER);
+      return (p.maximum === undefined ? n : n.max(p.maximum)).optional().describe(p.description);
     }
     case 'enum':
-      return z.enum(rule.values).optional().describe(description);
+      return z.enum(p.values!).optional().describe(p.description);
     case 'date':
-      return z.string().regex(DATE, 'must be YYYY-MM-DD').optional().describe(description);
-    case 'list':
-    case 'string':
-      return z.string().min(1).optional().describe(description);
+      return z.string().regex(DATE, 'must be YYYY-MM-DD').optional().describe(p.description);
+    case 'text':
+      return z.string().min(1).optional().describe(p.description);
   }
 }
 
@@ -100,10 +89,7 @@ export function toolInputSchema(e: Endpoint): z.ZodObject {
     const id = z.string().min(1).describe(e.id.description);
     shape.id = e.id.defaultsToOrg ? id.optional() : id;
   }
-  for (const param of Object.keys(e.query?.shape ?? {}) as ParamName[]) {
-    const rule: ParamRule = PARAM_RULES[param];
-    shape[param] = inputFor(rule, paramDescription(e.query!, param) ?? rule.help);
-  }
+  for (const p of paramsOf(e)) shape[p.name] = inputFor(p);
   shape.orgId = z
     .string()
     .min(1)
@@ -133,11 +119,11 @@ export async function callTool(config: McpConfig, e: Endpoint, args: unknown, ap
     }
     const input = parsed.data as Record<string, unknown>;
     const query: Record<string, string | undefined> = {};
-    for (const param of Object.keys(e.query?.shape ?? {}) as ParamName[]) {
-      const v = input[param];
+    for (const { name } of paramsOf(e)) {
+      const v = input[name];
       if (v === undefined || v === false) continue;
       try {
-        query[param] = checkParam(param, param, String(v));
+        query[name] = checkParam(e, name, name, String(v));
       } catch (err) {
         if (err instanceof ParamError) throw new CliError('validation_error', err.message);
         throw err;

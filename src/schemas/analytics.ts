@@ -2,12 +2,15 @@
  * Request and response schemas of the summaries and cohorts (spec 2.8, 2.9,
  * 4.6; decisions.md): /revenue/summary, /expenses/summary,
  * /contacts/summary, /cohorts/summary, /cohorts/retention.
- * Query parameters are declared as strings (query strings are strings) and
- * parsed by the route, so that a malformed one is a 400 naming it.
+ * The query schemas parse the parameters (src/schemas/query.ts): a
+ * malformed one is a 400 naming it.
  * docs/analytics.md explains every figure.
  */
 import { z } from '@hono/zod-openapi';
+import { DEFAULT_PERIODS, MAX_PERIODS, RETENTION_METRICS } from '../domain/analytics/cohorts.js';
+import { DEFAULT_TOP_N, MAX_TOP_N } from '../domain/analytics/summary.js';
 import { AgentNote, DateOnly, Money, alertFields } from './common.js';
+import { dateParam, enumParam, intParam } from './query.js';
 
 const YearMonth = z.string().regex(/^\d{4}-\d{2}$/).openapi({ example: '2026-11' });
 
@@ -15,58 +18,54 @@ const YearMonth = z.string().regex(/^\d{4}-\d{2}$/).openapi({ example: '2026-11'
 // Query parameters
 // ---------------------------------------------------------------------------
 
-const topN = z
-  .string()
-  .optional()
-  .openapi({
-    param: { name: 'topN', in: 'query' },
-    description: 'Length of the top-contact lists: an integer from 1 to 100 (default 10); anything else is 400.',
-    example: '10',
-  });
+const topN = intParam({
+  name: 'topN',
+  min: 1,
+  max: MAX_TOP_N,
+  default: DEFAULT_TOP_N,
+  description: `Length of the top-contact lists: an integer from 1 to ${MAX_TOP_N} (default ${DEFAULT_TOP_N}); anything else is 400.`,
+  example: DEFAULT_TOP_N,
+});
 
-export const SummaryQuery = z.object({
-  dateFrom: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: 'dateFrom', in: 'query' },
+/** The dates a summary window may use (its financial years must have four-digit years). */
+export const SUMMARY_DATE_RANGE = { min: '1900-01-01', max: '9998-12-31' } as const;
+
+export const SummaryQuery = z
+  .object({
+    dateFrom: dateParam({
+      name: 'dateFrom',
+      range: SUMMARY_DATE_RANGE,
       description:
         "First day (YYYY-MM-DD, the organisation's calendar), inclusive. Default: the first day of the financial year containing dateTo (so, with neither, the current financial year to date). Dates run from 1900-01-01 to 9998-12-31; a window spans at most 20 years.",
-      format: 'date',
       example: '2026-07-01',
     }),
-  dateTo: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: 'dateTo', in: 'query' },
+    dateTo: dateParam({
+      name: 'dateTo',
+      range: SUMMARY_DATE_RANGE,
       description: "Last day (YYYY-MM-DD), inclusive to the end of that day in the organisation's time zone. Default: today there. From 1900-01-01 to 9998-12-31.",
-      format: 'date',
       example: '2026-11-23',
     }),
-  topN,
-});
+    topN,
+  });
 
 export const ContactsSummaryQuery = z.object({ topN });
 
 export const RetentionQuery = z.object({
-  metric: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: 'metric', in: 'query' },
-      description: 'retention (default: fraction of the cohort buying in each month), customers (how many bought), revenue (their ex-tax revenue).',
-      enum: ['retention', 'customers', 'revenue'],
-      example: 'retention',
-    }),
-  periods: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: 'periods', in: 'query' },
-      description: 'Offset columns M0..M(periods-1): an integer from 1 to 24 (default 12); anything else is 400.',
-      example: '12',
-    }),
+  metric: enumParam({
+    name: 'metric',
+    values: RETENTION_METRICS,
+    default: 'retention',
+    description: 'retention (default: fraction of the cohort buying in each month), customers (how many bought), revenue (their ex-tax revenue).',
+    example: 'retention',
+  }),
+  periods: intParam({
+    name: 'periods',
+    min: 1,
+    max: MAX_PERIODS,
+    default: DEFAULT_PERIODS,
+    description: `Offset columns M0..M(periods-1): an integer from 1 to ${MAX_PERIODS} (default ${DEFAULT_PERIODS}); anything else is 400.`,
+    example: DEFAULT_PERIODS,
+  }),
 });
 
 // ---------------------------------------------------------------------------

@@ -6,13 +6,12 @@
  * server's own), response schema, and two descriptions (a short one for
  * people, a longer one for models).
  *
- * Every query parameter of every entry must have a rule in PARAM_RULES (the
- * flag name, how a value is checked before any request, and its typed MCP
- * input); a schema that gains a parameter without a rule fails the build.
+ * The clients declare no parameter of their own: each flag and each tool
+ * input is derived from the server's query schema (its name, its type and
+ * bounds as the OpenAPI document gives them, its description), and a value
+ * is checked before any request by that same schema's parser.
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import { isCalendarDate } from '../domain/calendar.js';
-import { AUTO_PAGINATE_CAP, CONTACT_SORTS, CONTACT_TYPES, MAX_PAGE_LIMIT, TOTALS_CAP } from '../domain/list-params.js';
 import {
   AccountBalancesQuery,
   ContactListQuery,
@@ -45,95 +44,43 @@ import {
   RevenueSummaryResponse,
   SummaryQuery,
 } from './analytics.js';
+import { queryShape } from './query.js';
 import { StatusResponse } from './status.js';
 import { DailyBriefResponse } from './brief.js';
 
 // ---------------------------------------------------------------------------
-// Parameter rules
+// Parameters, as the clients see them
 // ---------------------------------------------------------------------------
 
-export type ParamRule =
-  | { kind: 'string'; help: string; flag?: string }
-  /** Comma-separated values (the server ignores unknown ones). */
-  | { kind: 'list'; help: string; flag?: string }
-  /** A real calendar date, YYYY-MM-DD. */
-  | { kind: 'date'; help: string; flag?: string }
-  /** A switch: sent as `true` when given. */
-  | { kind: 'boolean'; help: string; flag?: string }
-  | { kind: 'int'; help: string; min: number; max?: number; flag?: string }
-  | { kind: 'enum'; help: string; values: readonly [string, ...string[]]; flag?: string };
+/** Command-line flags that are not the kebab-case of the parameter's name. */
+const FLAG_NAMES: Readonly<Record<string, string>> = { autoPaginate: 'all', scenarioId: 'scenario' };
+
+/** The command-line flag of a query parameter. */
+export const flagOf = (param: string): string => FLAG_NAMES[param] ?? param.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /**
- * Every query parameter any endpoint takes, by its query name. The bounds are
- * spec 8 and decisions.md (top-n 1-100, periods 1-24, weeks 1-13); the
- * parameters of endpoints not yet served are here already so that adding
- * those endpoints is one catalogue entry.
+ * A query parameter as the server's OpenAPI document describes it (derived
+ * from its schema, never declared twice): what the CLI makes a flag of and
+ * the MCP server a typed tool input of.
  */
-export const PARAM_RULES = {
-  status: { kind: 'list', help: 'comma-separated statuses (OR)' },
-  contactId: { kind: 'string', help: 'ledger contact id' },
-  dateFrom: { kind: 'date', help: 'from this date, YYYY-MM-DD (inclusive)' },
-  dateTo: { kind: 'date', help: 'to this date, YYYY-MM-DD (inclusive)' },
-  date: { kind: 'date', help: "as at this day, YYYY-MM-DD (default today in the organisation's zone)" },
-  cursor: { kind: 'string', help: 'nextCursor of the previous page' },
-  limit: { kind: 'int', min: 1, help: `rows per page (capped at ${MAX_PAGE_LIMIT})` },
-  autoPaginate: { kind: 'boolean', flag: 'all', help: `the whole matched set in one response (autoPaginate, up to ${AUTO_PAGINATE_CAP.toLocaleString('en')} rows)` },
-  totals: { kind: 'boolean', help: `add totals over the whole filtered set (up to ${TOTALS_CAP.toLocaleString('en')} rows)` },
-  lines: { kind: 'boolean', help: "include each item's lines" },
-  type: { kind: 'enum', values: CONTACT_TYPES, help: 'contact type (default both)' },
-  sort: { kind: 'enum', values: CONTACT_SORTS, help: 'order (default recent_desc)' },
-  scenarioId: { kind: 'string', flag: 'scenario', help: 'forecast scenario id (default the BASE scenario)' },
-  weeks: { kind: 'int', min: 1, max: 13, help: 'number of weeks, 1-13 (default 13)' },
-  topN: { kind: 'int', min: 1, max: 100, help: 'length of the top lists, 1-100 (default 10)' },
-  metric: { kind: 'enum', values: ['retention', 'customers', 'revenue'], help: 'what the cells hold (default retention)' },
-  periods: { kind: 'int', min: 1, max: 24, help: 'offset columns, 1-24 (default 12)' },
-} as const satisfies Record<string, ParamRule>;
-export type ParamName = keyof typeof PARAM_RULES;
-
-/** The command-line flag of a query parameter: its rule's flag, else the kebab-case name. */
-export const flagOf = (param: ParamName): string => {
-  const rule: ParamRule = PARAM_RULES[param];
-  return rule.flag ?? param.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-};
+export interface ParamSpec {
+  name: string;
+  kind: 'boolean' | 'integer' | 'enum' | 'date' | 'text';
+  description: string;
+  minimum?: number;
+  maximum?: number;
+  values?: readonly [string, ...string[]];
+}
 
 /** A bad value, named by the caller's spelling of the parameter (a flag or a tool argument). */
 export class ParamError extends Error {}
-
-/**
- * Checks one value (as the string it will be sent as) against its rule;
- * returns the string to send. The server would answer these with a 400; the
- * clients refuse them before any request (issue 7).
- */
-export function checkParam(param: ParamName, label: string, value: string): string {
-  const rule: ParamRule = PARAM_RULES[param];
-  switch (rule.kind) {
-    case 'date':
-      if (!isCalendarDate(value)) throw new ParamError(`${label} must be a real date YYYY-MM-DD, got '${value}'`);
-      return value;
-    case 'int': {
-      const range = rule.max === undefined ? `of at least ${rule.min}` : `from ${rule.min} to ${rule.max}`;
-      if (!/^-?\d+$/.test(value) || Number(value) < rule.min || (rule.max !== undefined && Number(value) > rule.max))
-        throw new ParamError(`${label} must be a whole number ${range}, got '${value}'`);
-      return String(Number(value));
-    }
-    case 'enum':
-      if (!rule.values.includes(value)) throw new ParamError(`${label} must be one of ${rule.values.join(', ')}, got '${value}'`);
-      return value;
-    case 'boolean':
-      if (value !== 'true' && value !== 'false') throw new ParamError(`${label} must be true or false, got '${value}'`);
-      return value;
-    case 'list':
-    case 'string':
-      if (!value.trim()) throw new ParamError(`${label} must not be empty`);
-      return value;
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Entries
 // ---------------------------------------------------------------------------
 
-type AnyQuery = z.ZodObject<Record<string, z.ZodType>>;
+/** A query schema: an object of parameters, possibly piped into the typed parameters the handler reads. */
+type AnyQuery = z.ZodType;
 
 export interface Endpoint {
   /** CLI subcommand (kebab-case); the MCP tool is the snake_case of it. */
@@ -157,17 +104,14 @@ export interface Endpoint {
   description: string;
 }
 
-type Checked<Q> = Q extends z.ZodObject<infer S> ? (Exclude<keyof S, ParamName> extends never ? Q : { missingRuleFor: Exclude<keyof S, ParamName> }) : never;
-
 /**
- * An entry, type-checked: every query parameter has a rule, a drill's path
- * has `{id}`.
+ * An entry, checked: a drill's path has `{id}`.
  */
-export function endpoint<Q extends AnyQuery | null, R extends z.ZodType>(e: {
+export function endpoint(e: {
   name: string;
   path: string;
-  query: Q extends AnyQuery ? Checked<Q> : null;
-  response: R;
+  query: AnyQuery | null;
+  response: z.ZodType;
   id?: { description: string; defaultsToOrg?: boolean };
   summary: string;
   description: string;
@@ -175,13 +119,13 @@ export function endpoint<Q extends AnyQuery | null, R extends z.ZodType>(e: {
   if (e.id && !e.path.includes('{id}') && !(e.id.defaultsToOrg && e.path.includes('{orgId}'))) {
     throw new Error(`${e.name}: a drill's path needs {id} (or {orgId} when the id defaults to the organisation)`);
   }
-  return e as unknown as Endpoint;
+  return e;
 }
 
-/** What the server's OpenAPI document says of a request's parameters (name to description and enum). */
+/** What the server's OpenAPI document says of a request's parameters (name to description and schema). */
 export interface ParamDoc {
   description?: string;
-  enum?: unknown[];
+  schema: { type?: string; format?: string; enum?: unknown[]; minimum?: number; maximum?: number; anyOf?: unknown[] };
 }
 const docs = new WeakMap<object, Record<string, ParamDoc>>();
 function requestDocs(request: { query?: AnyQuery; params?: AnyQuery }): Record<string, ParamDoc> {
@@ -190,11 +134,11 @@ function requestDocs(request: { query?: AnyQuery; params?: AnyQuery }): Record<s
   if (cached) return cached;
   // The OpenAPI generator of @hono/zod-openapi reads the .openapi() metadata of the server's schemas.
   const app = new OpenAPIHono();
-  app.openAPIRegistry.registerPath({ method: 'get', path: '/p/{id}', request, responses: { 200: { description: 'OK' } } });
+  app.openAPIRegistry.registerPath({ method: 'get', path: '/p/{id}', request: request as never, responses: { 200: { description: 'OK' } } });
   const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'params', version: '1' } });
-  const parameters = (doc.paths?.['/p/{id}']?.get?.parameters ?? []) as { name: string; description?: string; schema?: { enum?: unknown[] } }[];
+  const parameters = (doc.paths?.['/p/{id}']?.get?.parameters ?? []) as { name: string; description?: string; schema?: ParamDoc['schema'] }[];
   const out: Record<string, ParamDoc> = {};
-  for (const p of parameters) out[p.name] = { ...(p.description ? { description: p.description } : {}), ...(p.schema?.enum ? { enum: p.schema.enum } : {}) };
+  for (const p of parameters) out[p.name] = { ...(p.description ? { description: p.description } : {}), schema: p.schema ?? {} };
   docs.set(key, out);
   return out;
 }
@@ -364,13 +308,43 @@ export const ENDPOINTS: readonly Endpoint[] = [
 /** MCP tool name of an entry: snake_case (X-Service-Tool allows [a-z_] only). */
 export const toolName = (e: Endpoint): string => e.name.replace(/-/g, '_');
 
-/** The description the server's schema gives a query parameter (its OpenAPI metadata). */
-export function paramDescription(query: AnyQuery, param: string): string | undefined {
-  return queryDocs(query)[param]?.description;
-}
-
 /** Fills a path template. */
 export function pathOf(e: Endpoint, id?: string): string {
   if (id === undefined) return e.path;
   return e.path.includes('{id}') ? e.path.replace('{id}', encodeURIComponent(id)) : e.path.replace('{orgId}', encodeURIComponent(id));
+}
+
+/** The query parameters of an entry, as its schema documents them. */
+export function paramsOf(e: Endpoint): ParamSpec[] {
+  if (!e.query) return [];
+  const documented = queryDocs(e.query);
+  return Object.keys(queryShape(e.query)).map((name) => {
+    const d = documented[name];
+    const s = d?.schema ?? {};
+    const kind: ParamSpec['kind'] =
+      s.type === 'boolean' ? 'boolean' : s.type === 'integer' ? 'integer' : s.enum ? 'enum' : s.format === 'date' ? 'date' : 'text';
+    return {
+      name,
+      kind,
+      description: d?.description ?? name,
+      ...(s.minimum !== undefined ? { minimum: s.minimum } : {}),
+      ...(s.maximum !== undefined ? { maximum: s.maximum } : {}),
+      ...(s.enum ? { values: s.enum.map(String) as [string, ...string[]] } : {}),
+    };
+  });
+}
+
+/**
+ * Checks one value (as the string it will be sent as) with the server's own
+ * parser of that parameter, so that the clients refuse before any request
+ * exactly what the server would answer with a 400; returns the string to
+ * send. A flag or argument given with nothing in it is refused too.
+ */
+export function checkParam(e: Endpoint, param: string, label: string, value: string): string {
+  const field = queryShape(e.query)[param];
+  if (!field) throw new ParamError(`${label} is not a parameter of ${e.name}`);
+  if (!value.trim()) throw new ParamError(`${label} must not be empty`);
+  const r = field.safeParse(value);
+  if (!r.success) throw new ParamError(`${label} ${r.error.issues[0]?.message ?? 'is not valid'}, got '${value}'`);
+  return value.trim();
 }

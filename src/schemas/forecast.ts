@@ -7,36 +7,36 @@
  */
 import { z } from '@hono/zod-openapi';
 import { AgentNote, alertFields, DateOnly, DateTime, Money } from './common.js';
+import { intParam, textParam } from './query.js';
 
 import { SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../domain/sensitive.js';
 
 export { SENSITIVE_ACCOUNT, SENSITIVE_CONTACT };
 
 // ---------------------------------------------------------------------------
-// Query parameters (strings: the route parses them and answers 400 naming the parameter)
+// Query parameters
 // ---------------------------------------------------------------------------
 
 export const FORECAST_MAX_WEEKS = 13;
 
 export const ForecastQuery = z.object({
-  scenarioId: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: 'scenarioId', in: 'query' },
-      description:
-        "The scenario to read (default: the organisation's BASE scenario). Built-in ids: base, best, worst; operators add CUSTOM ones. " +
-        'An empty or over-long value is 400 bad_request; an id that is not a scenario of this organisation is 404 not_found.',
-      example: 'base',
-    }),
-  weeks: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: 'weeks', in: 'query' },
-      description: `How many of the forecast weeks to return, from week 1: an integer 1-${FORECAST_MAX_WEEKS} (default ${FORECAST_MAX_WEEKS}); anything else is 400 bad_request naming weeks. endingCash, minClosingCash, totalInflow and totalOutflow cover the returned weeks.`,
-      example: '13',
-    }),
+  scenarioId: textParam({
+    name: 'scenarioId',
+    nonEmpty: true,
+    maxLength: 100,
+    description:
+      "The scenario to read (default: the organisation's BASE scenario). Built-in ids: base, best, worst; operators add CUSTOM ones. " +
+      'An empty or over-long value is 400 bad_request; an id that is not a scenario of this organisation is 404 not_found.',
+    example: 'base',
+  }),
+  weeks: intParam({
+    name: 'weeks',
+    min: 1,
+    max: FORECAST_MAX_WEEKS,
+    default: FORECAST_MAX_WEEKS,
+    description: `How many of the forecast weeks to return, from week 1: an integer 1-${FORECAST_MAX_WEEKS} (default ${FORECAST_MAX_WEEKS}); anything else is 400 bad_request naming weeks. endingCash, minClosingCash, totalInflow and totalOutflow cover the returned weeks.`,
+    example: 13,
+  }),
 });
 
 // ---------------------------------------------------------------------------

@@ -1,122 +1,153 @@
 /**
- * Query parameters of the list endpoints, for the OpenAPI document, the CLI's
- * flags and the MCP tools' inputs. Every parameter is declared as a string
- * (query strings are strings); the rules are enforced by
- * src/domain/list-params.ts, which is the single place that parses them, so
- * that "limit above the cap is capped" and "unknown status values are
- * ignored" hold exactly (a zod enum or max() would reject them instead).
+ * Query parameters of the list endpoints (spec 4.3, 4.4, 4.6; decisions.md):
+ * the one parser of each list's query (src/schemas/query.ts has the rules
+ * every parameter shares), from which the OpenAPI document, the CLI's flags
+ * and the MCP tools' inputs are derived. The handler reads the typed result
+ * with `c.req.valid('query')`: ItemListParams for the item lists, the
+ * paging and contact filters for /contacts. What a list ignores (an unknown
+ * status value, a cursor beside autoPaginate) is in `ignored`, which the
+ * API returns as warnings.
  */
 import { z } from '@hono/zod-openapi';
 import {
   AUTO_PAGINATE_CAP,
+  CONTACT_SORTS,
+  CONTACT_TYPES,
   DEFAULT_PAGE_LIMIT,
+  type ItemListParams,
   LEDGER_STATUS_VALUES,
   MAX_PAGE_LIMIT,
+  type PagingParams,
   PURCHASE_ORDER_STATUS_VALUES,
   TOTALS_CAP,
 } from '../domain/list-params.js';
+import { boolParam, dateParam, enumParam, intParam, statusParam, textParam } from './query.js';
 
-const bool = (name: string, description: string) =>
-  z
-    .string()
-    .optional()
-    .openapi({ param: { name, in: 'query' }, description: `${description} true or false (default false).`, example: 'true', enum: ['true', 'false'] });
-
-const dateParam = (name: string, description: string) =>
-  z
-    .string()
-    .optional()
-    .openapi({ param: { name, in: 'query' }, description, format: 'date', example: '2026-01-31' });
-
-const pagingParams = {
-  cursor: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: 'cursor', in: 'query' },
-      description:
-        'Opaque value from a prior nextCursor. Signed and bound to the organisation, the endpoint and the filters of the request that produced it; any other use is 400 invalid_cursor. Ignored when autoPaginate=true.',
-    }),
-  limit: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: 'limit', in: 'query' },
-      description: `Rows per page: default ${DEFAULT_PAGE_LIMIT}; values above ${MAX_PAGE_LIMIT} are capped at ${MAX_PAGE_LIMIT}; below 1 or not an integer is 400.`,
-      example: '200',
-    }),
-  autoPaginate: bool(
-    'autoPaginate',
-    `Return the whole matched set in one response, hard-capped at ${AUTO_PAGINATE_CAP} rows (truncated true on overflow); cursor is ignored and nextCursor is null.`,
-  ),
-  totals: bool(
-    'totals',
-    `Add totals computed in the store over the full filtered set (not the page). Above ${TOTALS_CAP} matched rows totals is omitted and totalsTruncated is true.`,
-  ),
+const pagingShape = {
+  cursor: textParam({
+    name: 'cursor',
+    description:
+      'Opaque value from a prior nextCursor. Signed and bound to the organisation, the endpoint and the filters of the request that produced it; any other use is 400 invalid_cursor. Ignored when autoPaginate=true.',
+  }),
+  limit: intParam({
+    name: 'limit',
+    min: 1,
+    cap: MAX_PAGE_LIMIT,
+    default: DEFAULT_PAGE_LIMIT,
+    description: `Rows per page: default ${DEFAULT_PAGE_LIMIT}; values above ${MAX_PAGE_LIMIT} are capped at ${MAX_PAGE_LIMIT}; below 1 or not an integer is 400.`,
+    example: 200,
+  }),
+  autoPaginate: boolParam({
+    name: 'autoPaginate',
+    description: `Return the whole matched set in one response, hard-capped at ${AUTO_PAGINATE_CAP} rows (truncated true on overflow); cursor is ignored and nextCursor is null. true or false (default false).`,
+    example: true,
+  }),
+  totals: boolParam({
+    name: 'totals',
+    description: `Add totals computed in the store over the full filtered set (not the page). Above ${TOTALS_CAP} matched rows totals is omitted and totalsTruncated is true. true or false (default false).`,
+    example: true,
+  }),
 };
 
-const itemFilterParams = (statusVocabulary: readonly string[], statusNote: string) => ({
-  // A string, or several when the parameter is repeated (status=PAID&status=DRAFT is status=PAID,DRAFT).
-  status: z
-    .union([z.string(), z.array(z.string())])
-    .optional()
-    .openapi({
-      param: { name: 'status', in: 'query' },
-      description: `Comma-separated statuses from ${statusVocabulary.join(', ')} (OR semantics; case-insensitive; the parameter may also be repeated). ${statusNote} Unknown values are ignored; when none is known there is no status filter.`,
-      example: 'AUTHORISED,PAID',
-    }),
-  contactId: z
-    .string()
-    .optional()
-    .openapi({ param: { name: 'contactId', in: 'query' }, description: 'Ledger contact external id.' }),
-  dateFrom: dateParam('dateFrom', 'Inclusive lower bound (YYYY-MM-DD) on the issue date, falling back to the due date when the issue date is unknown.'),
-  dateTo: dateParam('dateTo', 'Inclusive upper bound (YYYY-MM-DD) on the same date, expanded to the end of that day UTC.'),
-  ...pagingParams,
+type PagingInput = { cursor?: string | undefined; limit: number; autoPaginate: boolean; totals: boolean };
+
+/** autoPaginate returns the whole set: the cursor is ignored (and reported) and the page is the cap. */
+function pagingOf(q: PagingInput): PagingParams {
+  return {
+    ignored:
+      q.autoPaginate && q.cursor !== undefined
+        ? [{ parameter: 'cursor', value: q.cursor, message: 'ignored: autoPaginate returns the whole matched set in one answer' }]
+        : [],
+    autoPaginate: q.autoPaginate,
+    limit: q.autoPaginate ? AUTO_PAGINATE_CAP : q.limit,
+    totals: q.totals,
+    cursor: q.autoPaginate ? undefined : q.cursor,
+  };
+}
+
+const itemFilterShape = (statusVocabulary: readonly string[], statusNote: string) => ({
+  status: statusParam({
+    name: 'status',
+    values: statusVocabulary,
+    description: `Comma-separated statuses from ${statusVocabulary.join(', ')} (OR semantics; case-insensitive; the parameter may also be repeated). ${statusNote} Unknown values are ignored; when none is known there is no status filter.`,
+    example: 'AUTHORISED,PAID',
+  }),
+  contactId: textParam({ name: 'contactId', description: 'Ledger contact external id.' }),
+  dateFrom: dateParam({ name: 'dateFrom', description: 'Inclusive lower bound (YYYY-MM-DD) on the issue date, falling back to the due date when the issue date is unknown.', example: '2026-01-31' }),
+  dateTo: dateParam({ name: 'dateTo', description: 'Inclusive upper bound (YYYY-MM-DD) on the same date, expanded to the end of that day UTC.', example: '2026-01-31' }),
+  ...pagingShape,
 });
+
+/** dateFrom after dateTo is a 400 naming dateFrom. */
+const dateOrder = (q: { dateFrom?: string | undefined; dateTo?: string | undefined }, ctx: z.RefinementCtx) => {
+  if (q.dateFrom && q.dateTo && q.dateFrom > q.dateTo) ctx.addIssue({ code: 'custom', path: ['dateFrom'], message: 'must not be after dateTo' });
+};
+
+type ItemInput = PagingInput & {
+  status: { statuses: string[]; ignored: ItemListParams['ignored'] };
+  contactId?: string | undefined;
+  dateFrom?: string | undefined;
+  dateTo?: string | undefined;
+  lines?: boolean;
+};
+
+function itemListOf(q: ItemInput): ItemListParams {
+  const paging = pagingOf(q);
+  return {
+    ...paging,
+    ignored: [...paging.ignored, ...q.status.ignored],
+    lines: q.lines ?? false,
+    filters: { statuses: q.status.statuses, contactId: q.contactId, dateFrom: q.dateFrom, dateTo: q.dateTo },
+  };
+}
 
 /** /invoices and /bills. */
-export const InvoiceListQuery = z.object({
-  ...itemFilterParams(LEDGER_STATUS_VALUES, 'Matches ledgerStatus.'),
-  lines: bool(
-    'lines',
-    'Include each item\'s lines. Without READ_SENSITIVE, items with a line on a sensitive account are then withheld (counted in redactedItemCount).',
-  ),
-});
+export const InvoiceListQuery = z
+  .object({
+    ...itemFilterShape(LEDGER_STATUS_VALUES, 'Matches ledgerStatus.'),
+    lines: boolParam({
+      name: 'lines',
+      description:
+        "Include each item's lines. Without READ_SENSITIVE, items with a line on a sensitive account are then withheld (counted in redactedItemCount). true or false (default false).",
+      example: true,
+    }),
+  })
+  .superRefine(dateOrder)
+  .transform(itemListOf);
 
 /** /credit-notes. */
-export const CreditNoteListQuery = z.object(itemFilterParams(LEDGER_STATUS_VALUES, 'Matches ledgerStatus.'));
+export const CreditNoteListQuery = z.object(itemFilterShape(LEDGER_STATUS_VALUES, 'Matches ledgerStatus.')).superRefine(dateOrder).transform(itemListOf);
 
 /** /purchase-orders. */
-export const PurchaseOrderListQuery = z.object(
-  itemFilterParams(PURCHASE_ORDER_STATUS_VALUES, 'Matches the raw purchase-order status verbatim (no FORECAST/ACTUAL collapse).'),
-);
+export const PurchaseOrderListQuery = z
+  .object(itemFilterShape(PURCHASE_ORDER_STATUS_VALUES, 'Matches the raw purchase-order status verbatim (no FORECAST/ACTUAL collapse).'))
+  .superRefine(dateOrder)
+  .transform(itemListOf);
 
 /** /contacts. */
-export const ContactListQuery = z.object({
-  type: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: 'type', in: 'query' },
+export const ContactListQuery = z
+  .object({
+    type: enumParam({
+      name: 'type',
+      values: CONTACT_TYPES,
+      default: 'both',
       description:
         'customer (isCustomer), supplier (isSupplier) or both (default): both means no type filter, every contact (customers, suppliers, contacts that are both, and contacts that are neither).',
-      enum: ['customer', 'supplier', 'both'],
     }),
-  sort: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: 'sort', in: 'query' },
+    sort: enumParam({
+      name: 'sort',
+      values: CONTACT_SORTS,
+      default: 'recent_desc',
       description:
-        'recent_desc (default): lastSyncedAt descending, then id descending; this is also the paging order. revenue_desc (by ltv) and spend_desc (by all-time paid bills) re-sort the returned page in memory, nulls last (with autoPaginate, the whole set).',
-      enum: ['recent_desc', 'revenue_desc', 'spend_desc'],
+        'recent_desc (default): lastSyncedAt descending, then id descending; this is also the paging order. revenue_desc (by ltv) and spend_desc (by all-time paid bills) sort the whole matched set, nulls last, ties by id.',
     }),
-  ...pagingParams,
-});
+    ...pagingShape,
+  })
+  .transform((q) => ({ ...pagingOf(q), type: q.type, sort: q.sort }));
 
 /** /account-balances. */
 export const AccountBalancesQuery = z.object({
-  date: dateParam('date', "Balances as at the end of this day (YYYY-MM-DD); default today in the organisation's time zone."),
+  date: dateParam({ name: 'date', description: "Balances as at the end of this day (YYYY-MM-DD); default today in the organisation's time zone.", example: '2026-01-31' }),
 });
 
 /** Path parameter of the drills. */

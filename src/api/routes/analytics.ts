@@ -17,24 +17,13 @@
  * Registered before the contacts drill (/contacts/{id}), so that
  * /contacts/summary is this endpoint (and its scope READ_SUMMARY).
  */
+import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { dateIn, isCalendarDate } from '../../domain/calendar.js';
-import { type DateWindow, financialYearOf, lastFullMonths } from '../../domain/fiscal.js';
-import { ParamError, type RawQuery } from '../../domain/list-params.js';
-import { DEFAULT_PERIODS, MAX_PERIODS, periodLabels, type RetentionMetric, retentionValues } from '../../domain/analytics/cohorts.js';
+import { dateIn } from '../../domain/calendar.js';
+import { lastFullMonths, summaryWindow } from '../../domain/fiscal.js';
+import { periodLabels, retentionValues } from '../../domain/analytics/cohorts.js';
 import { analyseOrganisation, type CohortsData, type ContactsSummaryData, type TopEntry } from '../../domain/analytics/organisation.js';
-import {
-  DEFAULT_TOP_N,
-  GROSS_PROFIT_MONTHS,
-  grossProfitReading,
-  type GrossProfitReading,
-  MARGIN_MONTHS,
-  maskTopContacts,
-  MAX_TOP_N,
-  monthBuckets,
-  type NamedEntry,
-  statusBuckets,
-} from '../../domain/analytics/summary.js';
+import { GROSS_PROFIT_MONTHS, grossProfitReading, type GrossProfitReading, MARGIN_MONTHS, maskTopContacts, monthBuckets, type NamedEntry, statusBuckets } from '../../domain/analytics/summary.js';
 import {
   CohortRetentionResponse,
   CohortSummaryResponse,
@@ -57,74 +46,7 @@ import {
 import type { ApiApp, AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
-import { json, parseQuery } from '../lists.js';
-
-/** The longest summary window. */
-export const MAX_WINDOW_YEARS = 20;
-
-// ---------------------------------------------------------------------------
-// Parameters
-// ---------------------------------------------------------------------------
-
-const first = (raw: RawQuery, name: string): string | undefined => {
-  const v = raw[name];
-  return Array.isArray(v) ? v[0] : (v as string | undefined);
-};
-
-function intParam(raw: RawQuery, name: string, min: number, max: number, dflt: number): number {
-  const v = first(raw, name);
-  if (v === undefined || v === '') return dflt;
-  if (!/^\d+$/.test(v)) throw new ParamError(name, `${name} must be an integer from ${min} to ${max}`);
-  const n = Number(v);
-  if (n < min || n > max) throw new ParamError(name, `${name} must be an integer from ${min} to ${max}`);
-  return n;
-}
-
-/** The dates a summary window may use (its financial years must have four-digit years). */
-export const SUMMARY_DATE_RANGE = { min: '1900-01-01', max: '9998-12-31' } as const;
-
-function dateParam(raw: RawQuery, name: string): string | undefined {
-  const v = first(raw, name);
-  if (v === undefined || v === '') return undefined;
-  if (!isCalendarDate(v)) throw new ParamError(name, `${name} must be a calendar date YYYY-MM-DD`);
-  if (v < SUMMARY_DATE_RANGE.min || v > SUMMARY_DATE_RANGE.max) {
-    throw new ParamError(name, `${name} must be from ${SUMMARY_DATE_RANGE.min} to ${SUMMARY_DATE_RANGE.max}`);
-  }
-  return v;
-}
-
-export interface SummaryParams {
-  window: DateWindow;
-  topN: number;
-}
-
-/**
- * dateFrom/dateTo (inclusive calendar dates of the organisation) and topN.
- * Defaults: dateTo today; dateFrom the first day of the financial year
- * containing dateTo (so the current financial year to date).
- */
-export function parseSummaryParams(raw: RawQuery, today: string, fyEndDay: number, fyEndMonth: number): SummaryParams {
-  const topN = intParam(raw, 'topN', 1, MAX_TOP_N, DEFAULT_TOP_N);
-  const dateFrom = dateParam(raw, 'dateFrom');
-  const to = dateParam(raw, 'dateTo') ?? today;
-  const from = dateFrom ?? financialYearOf(to, fyEndDay, fyEndMonth).from;
-  // A window problem names the bound the caller sent (dateFrom when both were).
-  const culprit = dateFrom !== undefined ? 'dateFrom' : 'dateTo';
-  if (from > to) throw new ParamError(culprit, 'dateFrom must not be after dateTo (default today)');
-  if (Number(to.slice(0, 4)) - Number(from.slice(0, 4)) > MAX_WINDOW_YEARS) {
-    throw new ParamError(culprit, `the window may span at most ${MAX_WINDOW_YEARS} years`);
-  }
-  return { window: { from, to }, topN };
-}
-
-export function parseRetentionParams(raw: RawQuery): { metric: RetentionMetric; periods: number } {
-  const m = first(raw, 'metric');
-  const metric = m === undefined || m === '' ? 'retention' : m;
-  if (metric !== 'retention' && metric !== 'customers' && metric !== 'revenue') {
-    throw new ParamError('metric', 'metric must be one of retention, customers, revenue');
-  }
-  return { metric, periods: intParam(raw, 'periods', 1, MAX_PERIODS, DEFAULT_PERIODS) };
-}
+import { json } from '../lists.js';
 
 // ---------------------------------------------------------------------------
 // Routes
@@ -218,9 +140,9 @@ async function analysisOf<K extends 'contactsSummary' | 'cohorts'>(
   return (kind === 'cohorts' ? result.cohorts : result.contactsSummary) as Out;
 }
 
-async function summaryBody(c: Context<AppEnv>, kind: 'revenue' | 'expenses') {
+async function summaryBody(c: Context<AppEnv>, kind: 'revenue' | 'expenses', q: z.output<typeof SummaryQuery>) {
   const who = caller(c);
-  const params = parseQuery(c, (raw) => parseSummaryParams(raw, who.today, who.org.fyEndDay, who.org.fyEndMonth));
+  const params = { window: summaryWindow(q, who.today, who.org.fyEndDay, who.org.fyEndMonth), topN: q.topN };
   const db = c.get('db');
   const agg = await summaryAggregates(db, {
     orgId: who.orgId,
@@ -261,7 +183,7 @@ async function named(c: Context<AppEnv>, who: Caller, entries: readonly TopEntry
 
 export function registerAnalytics(app: ApiApp): void {
   app.openapi(revenueSummaryRoute, async (c) => {
-    const { who, body } = await summaryBody(c, 'revenue');
+    const { who, body } = await summaryBody(c, 'revenue', c.req.valid('query'));
     // The stored reading when the nightly run saw the same three months (it is
     // stable within a month), else computed now (before the first run, or when
     // the month has turned since).
@@ -276,13 +198,13 @@ export function registerAnalytics(app: ApiApp): void {
   });
 
   app.openapi(expensesSummaryRoute, async (c) => {
-    const { body } = await summaryBody(c, 'expenses');
+    const { body } = await summaryBody(c, 'expenses', c.req.valid('query'));
     return c.json(withAlerts(c, body), 200);
   });
 
   app.openapi(contactsSummaryRoute, async (c) => {
     const who = caller(c);
-    const { topN } = parseQuery(c, (raw) => ({ topN: intParam(raw, 'topN', 1, MAX_TOP_N, DEFAULT_TOP_N) }));
+    const { topN } = c.req.valid('query');
     const s = await analysisOf(c, who, 'contactsSummary');
     const [rev, spend] = await Promise.all([named(c, who, s.topByRevenue.slice(0, topN)), named(c, who, s.topBySpend.slice(0, topN))]);
     const a = maskTopContacts(rev, who.gate);
@@ -321,7 +243,7 @@ export function registerAnalytics(app: ApiApp): void {
 
   app.openapi(cohortsRetentionRoute, async (c) => {
     const who = caller(c);
-    const { metric, periods } = parseQuery(c, parseRetentionParams);
+    const { metric, periods } = c.req.valid('query');
     const s = await analysisOf(c, who, 'cohorts');
     return c.json(
       withAlerts(c, {

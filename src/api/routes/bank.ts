@@ -5,14 +5,13 @@
  * READ_SENSITIVE (redactedItemCount).
  */
 import { dateIn } from '../../domain/calendar.js';
-import { parseAsOfDate } from '../../domain/list-params.js';
 import { AccountBalancesResponse, BankAccountsResponse } from '../../schemas/ledger.js';
 import { AccountBalancesQuery } from '../../schemas/params.js';
 import { accountBalances } from '../../store/queries/account-balances.js';
 import { listBankAccounts } from '../../store/queries/bank.js';
 import type { ApiApp } from '../context.js';
 import { agentRoute, withAlerts } from '../route.js';
-import { json, listCaller, parseQuery } from '../lists.js';
+import { json, listCaller } from '../lists.js';
 
 export const bankAccountsRoute = agentRoute('READ_BANK', {
   path: '/api/agent/bank-accounts',
@@ -47,7 +46,7 @@ export function registerBank(app: ApiApp): void {
     const { orgId, gate } = listCaller(c);
     const org = c.get('auth').org;
     const today = dateIn(org?.timezone ?? 'Australia/Sydney', c.get('deps').clock.now());
-    const asOfDate = parseQuery(c, (raw) => parseAsOfDate(raw, today));
+    const asOfDate = c.req.valid('query').date ?? today;
     const r = await accountBalances(c.get('db'), { orgId, asOfDate, gate });
     return c.json(withAlerts(c, r), 200);
   });

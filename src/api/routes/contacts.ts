@@ -10,14 +10,13 @@
  */
 import type { Context } from 'hono';
 import { dateIn } from '../../domain/calendar.js';
-import { parseContactListParams } from '../../domain/list-params.js';
 import { ContactDrillResponse, ContactsListResponse } from '../../schemas/ledger.js';
 import { ContactListQuery, IdParam } from '../../schemas/params.js';
 import { getContact, listContacts } from '../../store/queries/contacts.js';
 import type { ApiApp, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
-import { cursorSafe, json, listCaller, notFoundResponse, pageFields, paging, parseQuery } from '../lists.js';
+import { cursorSafe, json, listCaller, notFoundResponse, pageFields, paging } from '../lists.js';
 
 export const contactsRoute = agentRoute('READ_CONTACTS', {
   path: '/api/agent/contacts',
@@ -48,7 +47,7 @@ function today(c: Context<AppEnv>): string {
 
 export function registerContacts(app: ApiApp): void {
   app.openapi(contactsRoute, async (c) => {
-    const params = parseQuery(c, parseContactListParams);
+    const params = c.req.valid('query');
     const { orgId, gate } = listCaller(c);
     const p = paging(c, orgId, 'contacts', { type: params.type, sort: params.sort }, params);
     const r = await cursorSafe(

@@ -15,15 +15,7 @@ import { ANOMALY_FACTOR, ANOMALY_HISTORY_DAYS, ANOMALY_MIN_HISTORY, forecast13w,
 import type { CashPosition, ForecastPayload, ForecastWeek } from '../../domain/forecast/types.js';
 import { canonical, D, dec, type Dec } from '../../domain/money.js';
 import { narrative } from '../../domain/narrative.js';
-import {
-  CashPositionResponse,
-  DailySummaryResponse,
-  FORECAST_MAX_WEEKS,
-  ForecastQuery,
-  ForecastResponse,
-  SENSITIVE_ACCOUNT,
-  SENSITIVE_CONTACT,
-} from '../../schemas/forecast.js';
+import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse, SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../../schemas/forecast.js';
 import {
   countBankAccounts,
   countPendingAnomalies,
@@ -42,7 +34,7 @@ import {
 import { AnswerCache, jsonText } from '../answer-cache.js';
 import type { Db } from '../../store/db.js';
 import type { ApiApp, AppEnv } from '../context.js';
-import { ApiError, badRequest } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
 import { json, listCaller, notFoundResponse } from '../lists.js';
 
@@ -100,22 +92,6 @@ function cashPositionBody(cp: CashPosition, hidden: Set<string>, computedAt: str
     accounts,
     redactedItemCount: redacted,
   };
-}
-
-/** Parses `weeks` (1-13, default 13) and `scenarioId` (decisions.md: forecast); a malformed one is a 400 naming it. */
-export function parseForecastQuery(q: { scenarioId?: string | undefined; weeks?: string | undefined }): { scenarioId?: string; weeks: number } {
-  let weeks = FORECAST_MAX_WEEKS;
-  if (q.weeks !== undefined) {
-    const v = q.weeks.trim();
-    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > FORECAST_MAX_WEEKS) {
-      throw badRequest('weeks', `must be a whole number from 1 to ${FORECAST_MAX_WEEKS}`);
-    }
-    weeks = Number(v);
-  }
-  if (q.scenarioId === undefined) return { weeks };
-  const id = q.scenarioId.trim();
-  if (id === '' || id.length > 100) throw badRequest('scenarioId', 'must be a scenario id (1-100 characters)');
-  return { scenarioId: id, weeks };
 }
 
 /**
@@ -210,7 +186,7 @@ export function registerForecast(app: ApiApp): void {
 
   app.openapi(forecastRoute, async (c) => {
     const { orgId, gate } = listCaller(c);
-    const q = parseForecastQuery(c.req.valid('query'));
+    const q = c.req.valid('query');
     const db = c.get('db');
     const [ref, hidden] = await Promise.all([
       latestSnapshotRef(db, orgId, q.scenarioId),

@@ -3,13 +3,13 @@
  * GET /api/agent/invoices, /bills, /credit-notes, /credit-notes/{id} (READ_INVOICES),
  * /purchase-orders, /purchase-orders/{id} (READ_PURCHASE_ORDERS).
  *
- * Lists share one shape (src/api/lists.ts): parameters parsed by
- * src/domain/list-params.ts (a malformed one is a 400 naming it), signed
+ * Lists share one shape (src/api/lists.ts): parameters parsed by their
+ * query schemas (src/schemas/params.ts; a malformed one is a 400 naming it), signed
  * cursors, keyset pages from src/store/queries, and the paging fields.
  * docs/lists.md has the decisions.
  */
 import type { Context } from 'hono';
-import { itemFiltersForCursor, type ItemListParams, parseItemListParams, PURCHASE_ORDER_STATUS_VALUES } from '../../domain/list-params.js';
+import { itemFiltersForCursor, type ItemListParams } from '../../domain/list-params.js';
 import {
   BillsResponse,
   CreditNoteDrillResponse,
@@ -25,7 +25,7 @@ import { getPurchaseOrder, listPurchaseOrders } from '../../store/queries/purcha
 import type { ApiApp, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
-import { cursorSafe, json, listCaller, notFoundResponse, pageFields, paging, parseQuery } from '../lists.js';
+import { cursorSafe, json, listCaller, notFoundResponse, pageFields, paging } from '../lists.js';
 
 // ---------------------------------------------------------------------------
 // Invoices and bills
@@ -53,8 +53,7 @@ export const billsRoute = agentRoute('READ_INVOICES', {
   responses: { 200: json(BillsResponse, 'A page of bills') },
 });
 
-async function itemPage(c: Context<AppEnv>, kind: 'invoices' | 'bills') {
-  const params: ItemListParams = parseQuery(c, (raw) => parseItemListParams(raw));
+async function itemPage(c: Context<AppEnv>, kind: 'invoices' | 'bills', params: ItemListParams) {
   const { orgId, gate } = listCaller(c);
   const p = paging(c, orgId, kind, itemFiltersForCursor(params.filters), params);
   const r = await cursorSafe(
@@ -112,17 +111,17 @@ export const purchaseOrderRoute = agentRoute('READ_PURCHASE_ORDERS', {
 
 export function registerLedger(app: ApiApp): void {
   app.openapi(invoicesRoute, async (c) => {
-    const { items, fields } = await itemPage(c, 'invoices');
+    const { items, fields } = await itemPage(c, 'invoices', c.req.valid('query'));
     return c.json(withAlerts(c, { invoices: items, ...fields }), 200);
   });
 
   app.openapi(billsRoute, async (c) => {
-    const { items, fields } = await itemPage(c, 'bills');
+    const { items, fields } = await itemPage(c, 'bills', c.req.valid('query'));
     return c.json(withAlerts(c, { bills: items, ...fields }), 200);
   });
 
   app.openapi(creditNotesRoute, async (c) => {
-    const params = parseQuery(c, (raw) => parseItemListParams(raw));
+    const params = c.req.valid('query');
     const { orgId, gate } = listCaller(c);
     const p = paging(c, orgId, 'credit-notes', itemFiltersForCursor(params.filters), params);
     const r = await cursorSafe(
@@ -146,7 +145,7 @@ export function registerLedger(app: ApiApp): void {
   });
 
   app.openapi(purchaseOrdersRoute, async (c) => {
-    const params = parseQuery(c, (raw) => parseItemListParams(raw, PURCHASE_ORDER_STATUS_VALUES));
+    const params = c.req.valid('query');
     const { orgId, gate } = listCaller(c);
     const p = paging(c, orgId, 'purchase-orders', itemFiltersForCursor(params.filters), params);
     const r = await cursorSafe(

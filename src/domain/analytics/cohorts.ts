@@ -212,7 +212,8 @@ export function analyseCohorts(
   };
 }
 
-export type RetentionMetric = 'retention' | 'customers' | 'revenue';
+export const RETENTION_METRICS = ['retention', 'customers', 'revenue'] as const;
+export type RetentionMetric = (typeof RETENTION_METRICS)[number];
 
 /** A cohort row of the retention matrix for one metric and `periods` offsets (M0..M{periods-1}). */
 export function retentionValues(row: CohortRow, metric: RetentionMetric, periods: number): (number | string | null)[] {
