@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from '@hono/zod-openapi';
 import { and, eq, sql } from 'drizzle-orm';
 import { BACKENDS } from './helpers/store.js';
-import { startTestApi, type TestApi } from './helpers/http.js';
+import { okBody, startTestApi, type TestApi } from './helpers/http.js';
 import { SCOPES, type Scope } from '../src/domain/scopes.js';
 import { D, dec, isCanonical } from '../src/domain/money.js';
 import { rows } from '../src/store/db.js';
@@ -98,13 +98,14 @@ describe.each(BACKENDS)('forecast endpoints over HTTP on %s', (kind) => {
   });
 
   it('decisions.md forecast: weeks 1-13 (default 13) cuts the horizon, totals over it; anything else is a 400 naming weeks', async () => {
-    const all = (await getJson(ForecastResponse, '/api/agent/forecast', full)).body;
-    const { body } = await getJson(ForecastResponse, '/api/agent/forecast?weeks=4', full);
+    const forecast = api.client(full).api.agent.forecast;
+    const all = await okBody(await forecast.$get({ query: {} }));
+    const body = await okBody(await forecast.$get({ query: { weeks: '4' } }));
     expect(body.weeks).toEqual(all.weeks.slice(0, 4));
     expect(body.endingCash).toBe(all.weeks[3]!.closing);
     expect(dec(body.totalOutflow!).eq(all.weeks.slice(0, 4).reduce((a, w) => a.plus(w.outflow), new D(0)))).toBe(true);
     for (const bad of ['0', '14', 'abc', '1.5', '-1', '']) {
-      const r = await api.get(`/api/agent/forecast?weeks=${bad}`, full);
+      const r = await forecast.$get({ query: { weeks: bad } });
       expect(r.status, bad).toBe(400);
       expect(await r.json()).toMatchObject({ error: 'bad_request', parameter: 'weeks' });
     }

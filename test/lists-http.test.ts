@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from '@hono/zod-openapi';
 import { BACKENDS } from './helpers/store.js';
-import { startTestApi, type TestApi } from './helpers/http.js';
+import { okBody, startTestApi, type TestApi } from './helpers/http.js';
 import { seedBulk, seedLedger } from './lists-fixture.js';
 import { SCOPES, type Scope } from '../src/domain/scopes.js';
 import { isCanonical } from '../src/domain/money.js';
@@ -140,15 +140,15 @@ describe.each(BACKENDS)('ledger lists over HTTP on %s', (kind) => {
   });
 
   it('spec 8 / decisions: limit above 200 is capped at 200 (invoices and contacts); default page is 50', async () => {
-    const k = await api.key('big');
-    const capped = await getJson(InvoicesResponse, '/api/agent/invoices?limit=100000', k);
-    expect(capped.body.invoices).toHaveLength(200);
-    expect(capped.body.nextCursor).toEqual(expect.any(String));
-    const dflt = await getJson(InvoicesResponse, '/api/agent/invoices', k);
-    expect(dflt.body.invoices).toHaveLength(50);
-    const contacts = await getJson(ContactsListResponse, '/api/agent/contacts?limit=201', k);
+    const agent = api.client(await api.key('big')).api.agent;
+    const capped = await okBody(await agent.invoices.$get({ query: { limit: '100000' } }));
+    expect(capped.invoices).toHaveLength(200);
+    expect(capped.nextCursor).toEqual(expect.any(String));
+    const dflt = await okBody(await agent.invoices.$get({ query: {} }));
+    expect(dflt.invoices).toHaveLength(50);
+    const contacts = await okBody(await agent.contacts.$get({ query: { limit: '201' } }));
     // 50 contacts in the bulk organisation, 2 sensitive (this key sees them: all scopes).
-    expect(contacts.body.contacts).toHaveLength(50);
+    expect(contacts.contacts).toHaveLength(50);
   });
 
   // ------------------------------------------------------------------ paging

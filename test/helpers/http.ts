@@ -18,7 +18,9 @@ import { z } from '@hono/zod-openapi';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
+import { hc } from 'hono/client';
 import { startServer, type RunningServer } from '../../src/api/server.js';
+import type { AgentApp } from '../../src/api/routes/index.js';
 import type { ApiApp } from '../../src/api/context.js';
 import { notFound } from '../../src/api/errors.js';
 import { agentRoute, withAlerts } from '../../src/api/route.js';
@@ -92,6 +94,13 @@ export interface TestApi {
   get(path: string, key?: string | null, headers?: Record<string, string>): Promise<JsonResponse>;
   /** Any request (method, body, …) to a path of this server. */
   fetch(path: string, init?: RequestInit): Promise<JsonResponse>;
+  /**
+   * Hono's typed client of the agent API with this key (and headers): paths,
+   * query parameters and response fields are checked by the compiler, so a
+   * test cannot send a parameter or read a field that does not exist. Its
+   * answers are checked against the OpenAPI document like every other.
+   */
+  client(key: string, headers?: Record<string, string>): ReturnType<typeof hc<AgentApp>>;
 }
 
 export interface TestApiOptions {
@@ -195,6 +204,14 @@ export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): 
       return checked(path, init, await fetch(`${server.url}${path}`, init));
     },
     fetch: async (path, init) => checked(path, init, await fetch(`${server.url}${path}`, init)),
+    client: (key, headers = {}) =>
+      hc<AgentApp>(server.url, {
+        headers: { authorization: `Bearer ${key}`, ...headers },
+        fetch: async (input: string | URL | Request, init?: RequestInit) => {
+          const url = new URL(input instanceof Request ? input.url : String(input));
+          return checked(`${url.pathname}${url.search}`, init, await fetch(input, init));
+        },
+      }),
   };
   return api;
 }
@@ -298,4 +315,12 @@ export function testRoutes(app: ApiApp): void {
     await new Promise((r) => setTimeout(r, c.req.valid('query').ms ?? 300));
     return c.json({ id: 'slow', orgId: c.get('auth').orgId, limit: null }, 200);
   });
+}
+
+/** The body of a typed client's answer that must be 200 (typed as the route's 200 response); anything else fails the test with the body. */
+export async function okBody<R extends { status: number; json(): Promise<unknown>; text(): Promise<string> }>(
+  res: R,
+): Promise<Awaited<ReturnType<Extract<R, { status: 200 }>['json']>>> {
+  if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${await res.text()}`);
+  return (await res.json()) as Awaited<ReturnType<Extract<R, { status: 200 }>['json']>>;
 }

@@ -181,87 +181,84 @@ async function named(c: Context<AppEnv>, who: Caller, entries: readonly TopEntry
   return out;
 }
 
-export function registerAnalytics(app: ApiApp): void {
-  app.openapi(revenueSummaryRoute, async (c) => {
-    const { who, body } = await summaryBody(c, 'revenue', c.req.valid('query'));
-    // The stored reading when the nightly run saw the same three months (it is
-    // stable within a month), else computed now (before the first run, or when
-    // the month has turned since).
-    const gpWindow = lastFullMonths(who.today, GROSS_PROFIT_MONTHS);
-    const db = c.get('db');
-    const stored = (await readSnapshot<{ grossProfit?: GrossProfitReading }>(db, who.orgId, SNAPSHOT_KINDS.organisation))?.grossProfit;
-    const grossProfit =
-      stored && stored.window.from === gpWindow.from && stored.window.to === gpWindow.to
-        ? stored
-        : grossProfitReading(gpWindow, await marginMonths(db, who.orgId, gpWindow, who.org.baseCurrency));
-    return c.json(withAlerts(c, { ...body, grossProfit }), 200);
-  });
-
-  app.openapi(expensesSummaryRoute, async (c) => {
-    const { body } = await summaryBody(c, 'expenses', c.req.valid('query'));
-    return c.json(withAlerts(c, body), 200);
-  });
-
-  app.openapi(contactsSummaryRoute, async (c) => {
-    const who = caller(c);
-    const { topN } = c.req.valid('query');
-    const s = await analysisOf(c, who, 'contactsSummary');
-    const [rev, spend] = await Promise.all([named(c, who, s.topByRevenue.slice(0, topN)), named(c, who, s.topBySpend.slice(0, topN))]);
-    const a = maskTopContacts(rev, who.gate);
-    const b = maskTopContacts(spend, who.gate);
-    return c.json(
-      withAlerts(c, {
-        asOfDate: s.asOfDate,
-        currency: s.currency,
-        byType: s.byType,
-        abcDistribution: s.abcDistribution,
-        topByRevenue: a.rows,
-        topByRevenueBasis: s.topByRevenueBasis,
-        topBySpend: b.rows,
-        redactedItemCount: a.redacted + b.redacted,
-      }),
-      200,
-    );
-  });
-
-  app.openapi(cohortsSummaryRoute, async (c) => {
-    const who = caller(c);
-    const s = await analysisOf(c, who, 'cohorts');
-    return c.json(
-      withAlerts(c, {
-        asOfDate: s.asOfDate,
-        currency: s.currency,
-        window: s.window,
-        kpis: s.kpis,
-        topCohorts: s.topCohorts,
-        redactedItemCount: 0,
-        notesForAgent: s.notesForAgent,
-      }),
-      200,
-    );
-  });
-
-  app.openapi(cohortsRetentionRoute, async (c) => {
-    const who = caller(c);
-    const { metric, periods } = c.req.valid('query');
-    const s = await analysisOf(c, who, 'cohorts');
-    return c.json(
-      withAlerts(c, {
-        asOfDate: s.asOfDate,
-        currency: s.currency,
-        metric,
-        periodLabels: periodLabels(periods),
-        cohorts: s.cohorts.map((r) => ({
-          cohort: r.cohort,
-          customers: r.customers,
-          revenue: r.revenue,
-          activeNow: r.activeNow,
-          values: retentionValues(r, metric, periods),
-        })),
-        redactedItemCount: 0,
-        notesForAgent: [],
-      }),
-      200,
-    );
-  });
+export function registerAnalytics(app: ApiApp) {
+  return app
+    .openapi(revenueSummaryRoute, async (c) => {
+      const { who, body } = await summaryBody(c, 'revenue', c.req.valid('query'));
+      // The stored reading when the nightly run saw the same three months (it is
+      // stable within a month), else computed now (before the first run, or when
+      // the month has turned since).
+      const gpWindow = lastFullMonths(who.today, GROSS_PROFIT_MONTHS);
+      const db = c.get('db');
+      const stored = (await readSnapshot<{ grossProfit?: GrossProfitReading }>(db, who.orgId, SNAPSHOT_KINDS.organisation))?.grossProfit;
+      const grossProfit =
+        stored && stored.window.from === gpWindow.from && stored.window.to === gpWindow.to
+          ? stored
+          : grossProfitReading(gpWindow, await marginMonths(db, who.orgId, gpWindow, who.org.baseCurrency));
+      return c.json(withAlerts(c, { ...body, grossProfit }), 200);
+    })
+    .openapi(expensesSummaryRoute, async (c) => {
+      const { body } = await summaryBody(c, 'expenses', c.req.valid('query'));
+      return c.json(withAlerts(c, body), 200);
+    })
+    .openapi(contactsSummaryRoute, async (c) => {
+      const who = caller(c);
+      const { topN } = c.req.valid('query');
+      const s = await analysisOf(c, who, 'contactsSummary');
+      const [rev, spend] = await Promise.all([named(c, who, s.topByRevenue.slice(0, topN)), named(c, who, s.topBySpend.slice(0, topN))]);
+      const a = maskTopContacts(rev, who.gate);
+      const b = maskTopContacts(spend, who.gate);
+      return c.json(
+        withAlerts(c, {
+          asOfDate: s.asOfDate,
+          currency: s.currency,
+          byType: s.byType,
+          abcDistribution: s.abcDistribution,
+          topByRevenue: a.rows,
+          topByRevenueBasis: s.topByRevenueBasis,
+          topBySpend: b.rows,
+          redactedItemCount: a.redacted + b.redacted,
+        }),
+        200,
+      );
+    })
+    .openapi(cohortsSummaryRoute, async (c) => {
+      const who = caller(c);
+      const s = await analysisOf(c, who, 'cohorts');
+      return c.json(
+        withAlerts(c, {
+          asOfDate: s.asOfDate,
+          currency: s.currency,
+          window: s.window,
+          kpis: s.kpis,
+          topCohorts: s.topCohorts,
+          redactedItemCount: 0,
+          notesForAgent: s.notesForAgent,
+        }),
+        200,
+      );
+    })
+    .openapi(cohortsRetentionRoute, async (c) => {
+      const who = caller(c);
+      const { metric, periods } = c.req.valid('query');
+      const s = await analysisOf(c, who, 'cohorts');
+      return c.json(
+        withAlerts(c, {
+          asOfDate: s.asOfDate,
+          currency: s.currency,
+          metric,
+          periodLabels: periodLabels(periods),
+          cohorts: s.cohorts.map((r) => ({
+            cohort: r.cohort,
+            customers: r.customers,
+            revenue: r.revenue,
+            activeNow: r.activeNow,
+            values: retentionValues(r, metric, periods),
+          })),
+          redactedItemCount: 0,
+          notesForAgent: [],
+        }),
+        200,
+      );
+    });
 }

@@ -33,21 +33,21 @@ export const accountBalancesRoute = agentRoute('READ_ACCOUNTS', {
   responses: { 200: json(AccountBalancesResponse, 'Account balances') },
 });
 
-export function registerBank(app: ApiApp): void {
-  app.openapi(bankAccountsRoute, async (c) => {
-    const { orgId, gate } = listCaller(c);
-    const now = c.get('deps').clock.now();
-    const asOf = dateIn(c.get('auth').org?.timezone ?? 'Australia/Sydney', now);
-    const r = await listBankAccounts(c.get('db'), { orgId, gate, asOf, now });
-    return c.json(withAlerts(c, r), 200);
-  });
-
-  app.openapi(accountBalancesRoute, async (c) => {
-    const { orgId, gate } = listCaller(c);
-    const org = c.get('auth').org;
-    const today = dateIn(org?.timezone ?? 'Australia/Sydney', c.get('deps').clock.now());
-    const asOfDate = c.req.valid('query').date ?? today;
-    const r = await accountBalances(c.get('db'), { orgId, asOfDate, gate });
-    return c.json(withAlerts(c, r), 200);
-  });
+export function registerBank(app: ApiApp) {
+  return app
+    .openapi(bankAccountsRoute, async (c) => {
+      const { orgId, gate } = listCaller(c);
+      const now = c.get('deps').clock.now();
+      const asOf = dateIn(c.get('auth').org?.timezone ?? 'Australia/Sydney', now);
+      const r = await listBankAccounts(c.get('db'), { orgId, gate, asOf, now });
+      return c.json(withAlerts(c, r), 200);
+    })
+    .openapi(accountBalancesRoute, async (c) => {
+      const { orgId, gate } = listCaller(c);
+      const org = c.get('auth').org;
+      const today = dateIn(org?.timezone ?? 'Australia/Sydney', c.get('deps').clock.now());
+      const asOfDate = c.req.valid('query').date ?? today;
+      const r = await accountBalances(c.get('db'), { orgId, asOfDate, gate });
+      return c.json(withAlerts(c, r), 200);
+    });
 }

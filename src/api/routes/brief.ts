@@ -30,28 +30,29 @@ export const dailyBriefRoute = agentRoute(null, {
   },
 });
 
-export function registerBrief(app: ApiApp): void {
-  app.openapi(dailyBriefRoute, async (c) => {
-    const { orgId } = c.req.valid('param');
-    const auth = c.get('auth');
-    if (!auth.org || auth.org.id !== orgId) throw forbidden("The daily brief is only served for the key's own organisation.");
-    const db = c.get('db');
-    const brief = await latestBrief(db, orgId);
-    if (!brief) throw new ApiError(404, 'no_brief_yet', 'No brief has been generated yet; the next one is written after 06:00 UTC.');
-    // Redaction is decided now, from the flags as they are at this read (docs/brief.md#redaction).
-    const { payload, redacted } = auth.canSeeSensitive
-      ? { payload: brief.payload, redacted: 0 }
-      : redactBrief(brief.payload, hiddenMentions(brief.payload, brief.mentions, await sensitiveNow(db, orgId), slugify));
-    return c.json(
-      withAlerts(c, {
-        orgId,
-        asOfDate: brief.asOfDate,
-        generatedAt: brief.generatedAt.toISOString(),
-        generatorTier: brief.generatorTier,
-        payload,
-        redactedItemCount: redacted,
-      }),
-      200,
-    );
-  });
+export function registerBrief(app: ApiApp) {
+  return app
+    .openapi(dailyBriefRoute, async (c) => {
+      const { orgId } = c.req.valid('param');
+      const auth = c.get('auth');
+      if (!auth.org || auth.org.id !== orgId) throw forbidden("The daily brief is only served for the key's own organisation.");
+      const db = c.get('db');
+      const brief = await latestBrief(db, orgId);
+      if (!brief) throw new ApiError(404, 'no_brief_yet', 'No brief has been generated yet; the next one is written after 06:00 UTC.');
+      // Redaction is decided now, from the flags as they are at this read (docs/brief.md#redaction).
+      const { payload, redacted } = auth.canSeeSensitive
+        ? { payload: brief.payload, redacted: 0 }
+        : redactBrief(brief.payload, hiddenMentions(brief.payload, brief.mentions, await sensitiveNow(db, orgId), slugify));
+      return c.json(
+        withAlerts(c, {
+          orgId,
+          asOfDate: brief.asOfDate,
+          generatedAt: brief.generatedAt.toISOString(),
+          generatorTier: brief.generatorTier,
+          payload,
+          redactedItemCount: redacted,
+        }),
+        200,
+      );
+    });
 }

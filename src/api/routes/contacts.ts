@@ -45,35 +45,35 @@ function today(c: Context<AppEnv>): string {
   return dateIn(org?.timezone ?? 'Australia/Sydney', c.get('deps').clock.now());
 }
 
-export function registerContacts(app: ApiApp): void {
-  app.openapi(contactsRoute, async (c) => {
-    const params = c.req.valid('query');
-    const { orgId, gate } = listCaller(c);
-    const p = paging(c, orgId, 'contacts', { type: params.type, sort: params.sort }, params);
-    const r = await cursorSafe(
-      listContacts(c.get('db'), {
-        orgId,
-        type: params.type,
-        sort: params.sort,
-        after: p.after,
-        limit: params.limit,
-        gate,
-        totals: params.totals,
-      }),
-    );
-    return c.json(withAlerts(c, { contacts: r.contacts, ...pageFields(params, p, r) }), 200);
-  });
-
-  app.openapi(contactRoute, async (c, next) => {
-    const { id } = c.req.valid('param');
-    // /contacts/summary is another endpoint: never a contact id here.
-    if (id === 'summary') {
-      await next();
-      return c.res as never;
-    }
-    const { orgId, gate } = listCaller(c);
-    const r = await getContact(c.get('db'), { orgId, id, gate, today: today(c) });
-    if (!r) throw notFound('contact');
-    return c.json(withAlerts(c, r), 200);
-  });
+export function registerContacts(app: ApiApp) {
+  return app
+    .openapi(contactsRoute, async (c) => {
+      const params = c.req.valid('query');
+      const { orgId, gate } = listCaller(c);
+      const p = paging(c, orgId, 'contacts', { type: params.type, sort: params.sort }, params);
+      const r = await cursorSafe(
+        listContacts(c.get('db'), {
+          orgId,
+          type: params.type,
+          sort: params.sort,
+          after: p.after,
+          limit: params.limit,
+          gate,
+          totals: params.totals,
+        }),
+      );
+      return c.json(withAlerts(c, { contacts: r.contacts, ...pageFields(params, p, r) }), 200);
+    })
+    .openapi(contactRoute, async (c, next) => {
+      const { id } = c.req.valid('param');
+      // /contacts/summary is another endpoint: never a contact id here.
+      if (id === 'summary') {
+        await next();
+        return c.res as never;
+      }
+      const { orgId, gate } = listCaller(c);
+      const r = await getContact(c.get('db'), { orgId, id, gate, today: today(c) });
+      if (!r) throw notFound('contact');
+      return c.json(withAlerts(c, r), 200);
+    });
 }

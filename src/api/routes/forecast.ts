@@ -167,88 +167,87 @@ async function fromLatestSnapshot<T>(db: Db, orgId: string, part: string, load: 
   return value;
 }
 
-export function registerForecast(app: ApiApp): void {
-  app.openapi(cashPositionRoute, async (c) => {
-    const { orgId, gate } = listCaller(c);
-    const db = c.get('db');
-    const [snap, hidden] = await Promise.all([
-      fromLatestSnapshot(db, orgId, 'cash-position', (id) => cashPositionOfSnapshot(db, orgId, id)),
-      gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>()),
-    ]);
-    if (snap) {
-      const body = cashPositionBody(snap.cashPosition, hidden, snap.computedAt);
-      return c.json(withAlerts(c, { ...body, notesForAgent: snap.notesForAgent }), 200);
-    }
-    const org = orgOf(c);
-    const cp = await liveCashPosition(db, org, dateIn(org.timezone, c.get('deps').clock.now()));
-    return c.json(withAlerts(c, cashPositionBody(cp, hidden, null)), 200);
-  });
-
-  app.openapi(forecastRoute, async (c) => {
-    const { orgId, gate } = listCaller(c);
-    const q = c.req.valid('query');
-    const db = c.get('db');
-    const [ref, hidden] = await Promise.all([
-      latestSnapshotRef(db, orgId, q.scenarioId),
-      gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>()),
-    ]);
-    // The shaped answer of a snapshot is immutable: served from the answer cache when this process has it.
-    const key = ref && `${orgId}\0${ref.id}\0${q.weeks}\0${[...hidden].sort().join(',')}`;
-    let json = key ? forecastAnswers.get(key) : undefined; // UTF-8 bytes: sent as they are
-    if (json === undefined) {
-      const snap = ref && (await snapshotPayload(db, orgId, ref));
-      if (!snap) {
-        if (q.scenarioId !== undefined && !(await scenarioExists(db, orgId, q.scenarioId))) {
-          throw new ApiError(404, 'not_found', `No scenario ${q.scenarioId} in this organisation.`, { parameter: 'scenarioId' });
-        }
-        throw new ApiError(404, 'not_found', 'No forecast has been computed for this organisation yet (cashline-server recompute computes it).');
+export function registerForecast(app: ApiApp) {
+  return app
+    .openapi(cashPositionRoute, async (c) => {
+      const { orgId, gate } = listCaller(c);
+      const db = c.get('db');
+      const [snap, hidden] = await Promise.all([
+        fromLatestSnapshot(db, orgId, 'cash-position', (id) => cashPositionOfSnapshot(db, orgId, id)),
+        gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>()),
+      ]);
+      if (snap) {
+        const body = cashPositionBody(snap.cashPosition, hidden, snap.computedAt);
+        return c.json(withAlerts(c, { ...body, notesForAgent: snap.notesForAgent }), 200);
       }
-      json = Buffer.from(JSON.stringify(shapeForecast(snap.payload, q.weeks, hidden)));
-      forecastAnswers.set(key!, json);
-    }
-    return jsonText<z.output<typeof ForecastResponse>>(c, json);
-  });
-
-  app.openapi(dailySummaryRoute, async (c) => {
-    const { orgId, gate } = listCaller(c);
-    const org = orgOf(c);
-    const db = c.get('db');
-    const now = c.get('deps').clock.now();
-    const asOf = dateIn(org.timezone, now);
-    const [cp, events, anomalies, ar, credit, bankAccounts, snap] = await Promise.all([
-      liveCashPosition(db, org, asOf),
-      loadCashEvents(db, orgId, addDays(asOf, -6), asOf),
-      countPendingAnomalies(db, orgId, asOf, { factor: ANOMALY_FACTOR, historyDays: ANOMALY_HISTORY_DAYS, minHistory: ANOMALY_MIN_HISTORY }),
-      arAgeingInStore(db, orgId, asOf),
-      unallocatedCredit(db, orgId, 'AR'),
-      countBankAccounts(db, orgId),
-      fromLatestSnapshot(db, orgId, 'outlook', (id) => outlookOfSnapshot(db, orgId, id)),
-    ]);
-    const l7 = last7d(events, asOf);
-    let redacted = 0;
-    const rename = (list: typeof l7.topInflows) =>
-      list.map((e) => {
-        const hide = gate && e.contactSensitive;
-        if (hide) redacted++;
-        return { contactName: hide ? SENSITIVE_CONTACT : e.contactName, amount: e.amount, date: e.date };
-      });
-    const topInflows = rename(l7.topInflows);
-    const topOutflows = rename(l7.topOutflows);
-    const f13 = snap ? forecast13w(snap) : null;
-    const body = {
-      orgName: org.name,
-      generatedAt: now.toISOString(),
-      asOfDate: asOf,
-      cashToday: { amount: cp.effectiveStartingCash, currency: cp.currency, source: cp.source },
-      bankAccounts,
-      last7d: { inflow: l7.inflow, outflow: l7.outflow, net: l7.net, topInflows, topOutflows },
-      ar: { ...ar, unallocatedCredit: credit.account, unallocatedPrepayments: credit.prepayments },
-      forecast13w: f13 ?? { endingCash: null, lowestClosingCash: null, lowestWeekStart: null, breakEvenDate: null },
-      anomalies: { pending: anomalies },
-      narrative: narrative({ currency: cp.currency, cashToday: cp.effectiveStartingCash, bankAccounts, last7d: l7, ar, forecast13w: f13 }),
-      notesForAgent: snap?.notesForAgent ?? [],
-      redactedItemCount: redacted,
-    };
-    return c.json(withAlerts(c, body), 200);
-  });
+      const org = orgOf(c);
+      const cp = await liveCashPosition(db, org, dateIn(org.timezone, c.get('deps').clock.now()));
+      return c.json(withAlerts(c, cashPositionBody(cp, hidden, null)), 200);
+    })
+    .openapi(forecastRoute, async (c) => {
+      const { orgId, gate } = listCaller(c);
+      const q = c.req.valid('query');
+      const db = c.get('db');
+      const [ref, hidden] = await Promise.all([
+        latestSnapshotRef(db, orgId, q.scenarioId),
+        gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>()),
+      ]);
+      // The shaped answer of a snapshot is immutable: served from the answer cache when this process has it.
+      const key = ref && `${orgId}\0${ref.id}\0${q.weeks}\0${[...hidden].sort().join(',')}`;
+      let json = key ? forecastAnswers.get(key) : undefined; // UTF-8 bytes: sent as they are
+      if (json === undefined) {
+        const snap = ref && (await snapshotPayload(db, orgId, ref));
+        if (!snap) {
+          if (q.scenarioId !== undefined && !(await scenarioExists(db, orgId, q.scenarioId))) {
+            throw new ApiError(404, 'not_found', `No scenario ${q.scenarioId} in this organisation.`, { parameter: 'scenarioId' });
+          }
+          throw new ApiError(404, 'not_found', 'No forecast has been computed for this organisation yet (cashline-server recompute computes it).');
+        }
+        json = Buffer.from(JSON.stringify(shapeForecast(snap.payload, q.weeks, hidden)));
+        forecastAnswers.set(key!, json);
+      }
+      return jsonText<z.output<typeof ForecastResponse>>(c, json);
+    })
+    .openapi(dailySummaryRoute, async (c) => {
+      const { orgId, gate } = listCaller(c);
+      const org = orgOf(c);
+      const db = c.get('db');
+      const now = c.get('deps').clock.now();
+      const asOf = dateIn(org.timezone, now);
+      const [cp, events, anomalies, ar, credit, bankAccounts, snap] = await Promise.all([
+        liveCashPosition(db, org, asOf),
+        loadCashEvents(db, orgId, addDays(asOf, -6), asOf),
+        countPendingAnomalies(db, orgId, asOf, { factor: ANOMALY_FACTOR, historyDays: ANOMALY_HISTORY_DAYS, minHistory: ANOMALY_MIN_HISTORY }),
+        arAgeingInStore(db, orgId, asOf),
+        unallocatedCredit(db, orgId, 'AR'),
+        countBankAccounts(db, orgId),
+        fromLatestSnapshot(db, orgId, 'outlook', (id) => outlookOfSnapshot(db, orgId, id)),
+      ]);
+      const l7 = last7d(events, asOf);
+      let redacted = 0;
+      const rename = (list: typeof l7.topInflows) =>
+        list.map((e) => {
+          const hide = gate && e.contactSensitive;
+          if (hide) redacted++;
+          return { contactName: hide ? SENSITIVE_CONTACT : e.contactName, amount: e.amount, date: e.date };
+        });
+      const topInflows = rename(l7.topInflows);
+      const topOutflows = rename(l7.topOutflows);
+      const f13 = snap ? forecast13w(snap) : null;
+      const body = {
+        orgName: org.name,
+        generatedAt: now.toISOString(),
+        asOfDate: asOf,
+        cashToday: { amount: cp.effectiveStartingCash, currency: cp.currency, source: cp.source },
+        bankAccounts,
+        last7d: { inflow: l7.inflow, outflow: l7.outflow, net: l7.net, topInflows, topOutflows },
+        ar: { ...ar, unallocatedCredit: credit.account, unallocatedPrepayments: credit.prepayments },
+        forecast13w: f13 ?? { endingCash: null, lowestClosingCash: null, lowestWeekStart: null, breakEvenDate: null },
+        anomalies: { pending: anomalies },
+        narrative: narrative({ currency: cp.currency, cashToday: cp.effectiveStartingCash, bankAccounts, last7d: l7, ar, forecast13w: f13 }),
+        notesForAgent: snap?.notesForAgent ?? [],
+        redactedItemCount: redacted,
+      };
+      return c.json(withAlerts(c, body), 200);
+    });
 }

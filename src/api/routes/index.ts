@@ -1,5 +1,6 @@
 /** Every route of the agent API. Each resource registers its own routes. */
-import type { ApiApp } from '../context.js';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { ApiApp, AppEnv } from '../context.js';
 import { registerStatus } from './status.js';
 import { registerOrgs } from './orgs.js';
 import { registerLedger } from './ledger.js';
@@ -20,3 +21,22 @@ export function registerRoutes(app: ApiApp): void {
   registerForecast(app);
   registerBrief(app);
 }
+
+type RoutesOf<F extends (app: ApiApp) => unknown> = ReturnType<F> extends OpenAPIHono<AppEnv, infer S> ? S : never;
+
+/**
+ * The agent API as a type: every route's path, query and responses, for
+ * Hono's typed client (`hc<AgentApp>`), so that a caller cannot send a
+ * parameter or read a field that does not exist.
+ */
+export type AgentApp = OpenAPIHono<
+  AppEnv,
+  RoutesOf<typeof registerStatus> &
+    RoutesOf<typeof registerOrgs> &
+    RoutesOf<typeof registerLedger> &
+    RoutesOf<typeof registerAnalytics> &
+    RoutesOf<typeof registerContacts> &
+    RoutesOf<typeof registerBank> &
+    RoutesOf<typeof registerForecast> &
+    RoutesOf<typeof registerBrief>
+>;

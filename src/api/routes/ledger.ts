@@ -109,62 +109,58 @@ export const purchaseOrderRoute = agentRoute('READ_PURCHASE_ORDERS', {
   responses: { 200: json(PurchaseOrderDrillResponse, 'The purchase order'), ...notFoundResponse },
 });
 
-export function registerLedger(app: ApiApp): void {
-  app.openapi(invoicesRoute, async (c) => {
-    const { items, fields } = await itemPage(c, 'invoices', c.req.valid('query'));
-    return c.json(withAlerts(c, { invoices: items, ...fields }), 200);
-  });
-
-  app.openapi(billsRoute, async (c) => {
-    const { items, fields } = await itemPage(c, 'bills', c.req.valid('query'));
-    return c.json(withAlerts(c, { bills: items, ...fields }), 200);
-  });
-
-  app.openapi(creditNotesRoute, async (c) => {
-    const params = c.req.valid('query');
-    const { orgId, gate } = listCaller(c);
-    const p = paging(c, orgId, 'credit-notes', itemFiltersForCursor(params.filters), params);
-    const r = await cursorSafe(
-      listCreditNotes(c.get('db'), {
-        orgId,
-        filters: params.filters,
-        after: p.after,
-        limit: params.limit,
-        gate,
-        totals: params.totals,
-      }),
-    );
-    return c.json(withAlerts(c, { creditNotes: r.items, ...pageFields(params, p, r) }), 200);
-  });
-
-  app.openapi(creditNoteRoute, async (c) => {
-    const { orgId, gate } = listCaller(c);
-    const r = await getCreditNote(c.get('db'), { orgId, id: c.req.valid('param').id, gate });
-    if (!r) throw notFound('credit note');
-    return c.json(withAlerts(c, r), 200);
-  });
-
-  app.openapi(purchaseOrdersRoute, async (c) => {
-    const params = c.req.valid('query');
-    const { orgId, gate } = listCaller(c);
-    const p = paging(c, orgId, 'purchase-orders', itemFiltersForCursor(params.filters), params);
-    const r = await cursorSafe(
-      listPurchaseOrders(c.get('db'), {
-        orgId,
-        filters: params.filters,
-        after: p.after,
-        limit: params.limit,
-        gate,
-        totals: params.totals,
-      }),
-    );
-    return c.json(withAlerts(c, { purchaseOrders: r.items, ...pageFields(params, p, r) }), 200);
-  });
-
-  app.openapi(purchaseOrderRoute, async (c) => {
-    const { orgId, gate } = listCaller(c);
-    const r = await getPurchaseOrder(c.get('db'), { orgId, id: c.req.valid('param').id, gate });
-    if (!r) throw notFound('purchase order');
-    return c.json(withAlerts(c, r), 200);
-  });
+export function registerLedger(app: ApiApp) {
+  return app
+    .openapi(invoicesRoute, async (c) => {
+      const { items, fields } = await itemPage(c, 'invoices', c.req.valid('query'));
+      return c.json(withAlerts(c, { invoices: items, ...fields }), 200);
+    })
+    .openapi(billsRoute, async (c) => {
+      const { items, fields } = await itemPage(c, 'bills', c.req.valid('query'));
+      return c.json(withAlerts(c, { bills: items, ...fields }), 200);
+    })
+    .openapi(creditNotesRoute, async (c) => {
+      const params = c.req.valid('query');
+      const { orgId, gate } = listCaller(c);
+      const p = paging(c, orgId, 'credit-notes', itemFiltersForCursor(params.filters), params);
+      const r = await cursorSafe(
+        listCreditNotes(c.get('db'), {
+          orgId,
+          filters: params.filters,
+          after: p.after,
+          limit: params.limit,
+          gate,
+          totals: params.totals,
+        }),
+      );
+      return c.json(withAlerts(c, { creditNotes: r.items, ...pageFields(params, p, r) }), 200);
+    })
+    .openapi(creditNoteRoute, async (c) => {
+      const { orgId, gate } = listCaller(c);
+      const r = await getCreditNote(c.get('db'), { orgId, id: c.req.valid('param').id, gate });
+      if (!r) throw notFound('credit note');
+      return c.json(withAlerts(c, r), 200);
+    })
+    .openapi(purchaseOrdersRoute, async (c) => {
+      const params = c.req.valid('query');
+      const { orgId, gate } = listCaller(c);
+      const p = paging(c, orgId, 'purchase-orders', itemFiltersForCursor(params.filters), params);
+      const r = await cursorSafe(
+        listPurchaseOrders(c.get('db'), {
+          orgId,
+          filters: params.filters,
+          after: p.after,
+          limit: params.limit,
+          gate,
+          totals: params.totals,
+        }),
+      );
+      return c.json(withAlerts(c, { purchaseOrders: r.items, ...pageFields(params, p, r) }), 200);
+    })
+    .openapi(purchaseOrderRoute, async (c) => {
+      const { orgId, gate } = listCaller(c);
+      const r = await getPurchaseOrder(c.get('db'), { orgId, id: c.req.valid('param').id, gate });
+      if (!r) throw notFound('purchase order');
+      return c.json(withAlerts(c, r), 200);
+    });
 }

@@ -19,20 +19,21 @@ const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true })
 const byName = (a: { name: string; id: string }, b: { name: string; id: string }) =>
   collator.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-export function registerOrgs(app: ApiApp): void {
-  app.openapi(orgsRoute, async (c) => {
-    const auth = c.get('auth');
-    const db = c.get('db');
-    const orgs =
-      auth.kind === 'PARTNER'
-        ? await partnerOrgs(db, auth.partnerId!)
-        : auth.userId
-          ? await userOrgs(db, auth.userId)
-          : auth.org
-            ? [{ id: auth.org.id, name: auth.org.name, slug: auth.org.slug }]
-            : [];
-    // Sorted here, not by the store's collation, so both backends give the same order.
-    const sorted = orgs.map((o) => ({ id: o.id, name: o.name, slug: o.slug })).sort(byName);
-    return c.json(withAlerts(c, { keyKind: auth.kind, orgs: sorted }), 200);
-  });
+export function registerOrgs(app: ApiApp) {
+  return app
+    .openapi(orgsRoute, async (c) => {
+      const auth = c.get('auth');
+      const db = c.get('db');
+      const orgs =
+        auth.kind === 'PARTNER'
+          ? await partnerOrgs(db, auth.partnerId!)
+          : auth.userId
+            ? await userOrgs(db, auth.userId)
+            : auth.org
+              ? [{ id: auth.org.id, name: auth.org.name, slug: auth.org.slug }]
+              : [];
+      // Sorted here, not by the store's collation, so both backends give the same order.
+      const sorted = orgs.map((o) => ({ id: o.id, name: o.name, slug: o.slug })).sort(byName);
+      return c.json(withAlerts(c, { keyKind: auth.kind, orgs: sorted }), 200);
+    });
 }

@@ -14,36 +14,37 @@ export const statusRoute = agentRoute(null, {
   },
 });
 
-export function registerStatus(app: ApiApp): void {
-  app.openapi(statusRoute, (c) => {
-    const auth = c.get('auth');
-    const env = c.get('envelope');
-    const body = {
-      subscription: {
-        status: env.subscription.status,
-        plan: env.subscription.plan,
-        trialEndsAt: env.subscription.trialEndsAt?.toISOString() ?? null,
-        trialDaysRemaining: env.subscription.trialDaysRemaining,
-      },
-      quota: { ...env.quota, resetAt: env.quota.resetAt.toISOString() },
-      usage: env.usage
-        ? {
-            remaining: env.usage.remaining,
-            nextCreditInMinutes: env.usage.nextCreditInMinutes,
-            fullResetInMinutes: env.usage.fullResetInMinutes,
-            windowResetAt: env.usage.windowResetAt.toISOString(),
-          }
-        : null,
-      key: {
-        keyPrefix: auth.keyPrefix,
-        kind: auth.kind,
-        name: auth.keyName,
-        scopes: auth.scopes,
-        orgId: auth.orgId,
-        createdAt: auth.keyCreatedAt.toISOString(),
-      },
-      environment: c.get('deps').config.CASHLINE_ENV,
-    };
-    return c.json(withAlerts(c, body), 200);
-  });
+export function registerStatus(app: ApiApp) {
+  return app
+    .openapi(statusRoute, (c) => {
+      const auth = c.get('auth');
+      const env = c.get('envelope');
+      const body = {
+        subscription: {
+          status: env.subscription.status,
+          plan: env.subscription.plan,
+          trialEndsAt: env.subscription.trialEndsAt?.toISOString() ?? null,
+          trialDaysRemaining: env.subscription.trialDaysRemaining,
+        },
+        quota: { ...env.quota, resetAt: env.quota.resetAt.toISOString() },
+        usage: env.usage
+          ? {
+              remaining: env.usage.remaining,
+              nextCreditInMinutes: env.usage.nextCreditInMinutes,
+              fullResetInMinutes: env.usage.fullResetInMinutes,
+              windowResetAt: env.usage.windowResetAt.toISOString(),
+            }
+          : null,
+        key: {
+          keyPrefix: auth.keyPrefix,
+          kind: auth.kind,
+          name: auth.keyName,
+          scopes: auth.scopes,
+          orgId: auth.orgId,
+          createdAt: auth.keyCreatedAt.toISOString(),
+        },
+        environment: c.get('deps').config.CASHLINE_ENV,
+      };
+      return c.json(withAlerts(c, body), 200);
+    });
 }
