@@ -43,7 +43,7 @@ import { createKey, createUser } from '../src/store/tenancy.js';
 import { SCOPES } from '../src/domain/scopes.js';
 import { recomputeBaselines } from '../src/jobs/baselines.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
-import { latestSnapshot } from '../src/store/queries/forecast.js';
+import { latestSnapshot } from '../src/store/queries/forecast-snapshots.js';
 import { generateDailyBrief } from '../src/jobs/brief.js';
 import { serveProcess, type ServedProcess } from '../test/helpers/net.js';
 import { confine, CpuMeter, cpuQuotaProblem, release, throttling, type CpuFigures, type CpuGroup } from './cpu.js';

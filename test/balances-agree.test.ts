@@ -17,7 +17,7 @@ import { BACKENDS } from './helpers/store.js';
 import { NOW } from './helpers/ledger.js';
 import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
 import { dec } from '../src/domain/money.js';
-import { unallocatedCredit } from '../src/store/queries/forecast.js';
+import { unallocatedCredit } from '../src/store/queries/daily-summary.js';
 import { rows } from '../src/store/db.js';
 import { sql } from 'drizzle-orm';
 

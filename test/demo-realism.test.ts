@@ -15,7 +15,7 @@ import { openStore, rows, type Store } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
 import { generateDemo } from '../src/demo/generate.js';
-import { latestSnapshot } from '../src/store/queries/forecast.js';
+import { latestSnapshot } from '../src/store/queries/forecast-snapshots.js';
 import { latestBrief } from '../src/store/queries/briefs.js';
 import { longDate, money } from '../src/domain/insights/format.js';
 

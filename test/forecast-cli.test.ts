@@ -11,7 +11,7 @@ import { ops } from './helpers/ops.js';
 import * as s from '../src/store/schema.js';
 import { createOrg } from '../src/store/tenancy.js';
 import { insertSynthetic, syntheticLedger } from '../src/backtest/synthetic.js';
-import { latestSnapshot } from '../src/store/queries/forecast.js';
+import { latestSnapshot } from '../src/store/queries/forecast-snapshots.js';
 import { dec, isCanonical } from '../src/domain/money.js';
 
 const NOW = '2026-11-22T14:00:00Z'; // Monday 23 November in Sydney

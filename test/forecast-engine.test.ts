@@ -17,7 +17,7 @@ import {
 } from '../src/domain/forecast/engine.js';
 import { matchPurchaseOrders } from '../src/domain/forecast/purchase-orders.js';
 import { cashPosition } from '../src/domain/forecast/opening.js';
-import { readPayload } from '../src/store/queries/forecast.js';
+import { readPayload } from '../src/store/queries/forecast-snapshots.js';
 import type { ForecastInput, ForecastPayload, LedgerItem, Scenario } from '../src/domain/forecast/types.js';
 
 const AS_OF = '2026-11-25'; // a Wednesday: week 1 is 23-29 November

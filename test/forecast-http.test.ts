@@ -14,7 +14,7 @@ import { rows } from '../src/store/db.js';
 import * as s from '../src/store/schema.js';
 import { insertSynthetic, syntheticLedger } from '../src/backtest/synthetic.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
-import { loadCashEvents } from '../src/store/queries/forecast.js';
+import { loadCashEvents } from '../src/store/queries/daily-summary.js';
 import { pendingAnomalies } from '../src/domain/forecast/daily.js';
 import { CashPositionResponse, DailySummaryResponse, ForecastResponse } from '../src/schemas/forecast.js';
 

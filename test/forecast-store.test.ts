@@ -13,16 +13,11 @@ import { insertSynthetic, syntheticLedger } from '../src/backtest/synthetic.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { arAgeing } from '../src/domain/forecast/daily.js';
 import { addDays } from '../src/domain/calendar.js';
-import {
-  arAgeingInStore,
-  latestSnapshot,
-  loadCashEvents,
-  loadOpenReceivables,
-  loadForecastInput,
-  orgMeta,
-  saveManualItems,
-  SNAPSHOTS_KEPT,
-} from '../src/store/queries/forecast.js';
+import { arAgeingInStore, loadCashEvents, loadOpenReceivables } from '../src/store/queries/daily-summary.js';
+import { loadForecastInput } from '../src/store/queries/forecast-input.js';
+import { latestSnapshot, SNAPSHOTS_KEPT } from '../src/store/queries/forecast-snapshots.js';
+import { saveManualItems } from '../src/store/queries/manual-items.js';
+import { orgMeta } from '../src/store/queries/organisation.js';
 import { dec, D } from '../src/domain/money.js';
 
 // Sunday 22 November 2026, 14:00 UTC: already Monday 23 November in Sydney.

@@ -11,7 +11,8 @@
  * are skipped: their actuals are not complete.
  */
 import type { Db } from '../store/db.js';
-import { loadRawLedger, orgMeta, type RawLedger } from '../store/queries/forecast.js';
+import { orgMeta } from '../store/queries/organisation.js';
+import { loadRawLedger, type RawLedger } from '../store/queries/raw-ledger.js';
 import { canonical, D, dec, type Dec } from '../domain/money.js';
 import { addDays, dateIn } from '../domain/calendar.js';
 import { forEachOpenReceivable, prepareForecast, projectForecast } from '../domain/forecast/engine.js';

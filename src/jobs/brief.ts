@@ -11,7 +11,8 @@
 import type { Db } from '../store/db.js';
 import { daysBetween } from '../domain/calendar.js';
 import { dec } from '../domain/money.js';
-import { latestSnapshot, sensitiveAccountIds } from '../store/queries/forecast.js';
+import { latestSnapshot } from '../store/queries/forecast-snapshots.js';
+import { sensitiveAccountIds } from '../store/queries/organisation.js';
 import { type BriefCategory, type BriefFacts, rulesBrief } from '../domain/brief/rules.js';
 import { slugify } from '../domain/slug.js';
 import { forModel, type LlmConfig, LlmBriefError, llmBrief } from './brief-llm.js';

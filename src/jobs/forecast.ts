@@ -9,7 +9,10 @@ import type { Db } from '../store/db.js';
 import { dateIn } from '../domain/calendar.js';
 import { prepareForecast, projectForecast } from '../domain/forecast/engine.js';
 import type { ForecastPayload } from '../domain/forecast/types.js';
-import { ensureScenarios, loadForecastInput, orgMeta, saveSuppression, storeSnapshots } from '../store/queries/forecast.js';
+import { loadForecastInput } from '../store/queries/forecast-input.js';
+import { saveSuppression, storeSnapshots } from '../store/queries/forecast-snapshots.js';
+import { orgMeta } from '../store/queries/organisation.js';
+import { ensureScenarios } from '../store/queries/scenarios.js';
 
 export interface RecomputeResult {
   orgId: string;

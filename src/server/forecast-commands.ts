@@ -23,16 +23,9 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { action, type CommandContext, dateArg, type Io, OperatorError } from './action.js';
 import { requireOrg } from '../store/tenancy.js';
 import { recomputeForecast, type RecomputeResult } from '../jobs/forecast.js';
-import {
-  clearCashOverride,
-  ensureScenarios,
-  loadManualItems,
-  removeCustomScenario,
-  saveManualItems,
-  ScenarioError,
-  setCashOverride,
-  upsertCustomScenario,
-} from '../store/queries/forecast.js';
+import { clearCashOverride, setCashOverride } from '../store/queries/cash-position.js';
+import { loadManualItems, saveManualItems } from '../store/queries/manual-items.js';
+import { ensureScenarios, removeCustomScenario, ScenarioError, upsertCustomScenario } from '../store/queries/scenarios.js';
 import type { ManualItem, ScenarioAdjustments } from '../domain/forecast/types.js';
 import { canonical, dec } from '../domain/money.js';
 import { BacktestError, runBacktest, type BacktestResult } from '../backtest/index.js';

@@ -16,21 +16,17 @@ import type { CashPosition, ForecastPayload, ForecastWeek } from '../../domain/f
 import { canonical, D, dec, type Dec } from '../../domain/money.js';
 import { narrative } from '../../domain/narrative.js';
 import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse, SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../../schemas/forecast.js';
+import { liveCashPosition } from '../../store/queries/cash-position.js';
 import {
   countBankAccounts,
   countPendingAnomalies,
-  cashPositionOfSnapshot,
   arAgeingInStore,
   unallocatedCredit,
-  outlookOfSnapshot,
-  latestSnapshotRef,
-  snapshotPayload,
-  liveCashPosition,
   loadCashEvents,
-  scenarioExists,
-  sensitiveAccountIds,
-  type OrgMeta,
-} from '../../store/queries/forecast.js';
+} from '../../store/queries/daily-summary.js';
+import { cashPositionOfSnapshot, outlookOfSnapshot, latestSnapshotRef, snapshotPayload } from '../../store/queries/forecast-snapshots.js';
+import { sensitiveAccountIds, type OrgMeta } from '../../store/queries/organisation.js';
+import { scenarioExists } from '../../store/queries/scenarios.js';
 import { AnswerCache, jsonText } from '../answer-cache.js';
 import type { Db } from '../../store/db.js';
 import type { ApiApp, AppEnv } from '../context.js';

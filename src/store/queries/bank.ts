@@ -17,7 +17,7 @@ import { type Db, pgTimestamp, rows } from '../db.js';
 import { accountBalances } from '../../domain/forecast/opening.js';
 import type { BankAccount } from '../../schemas/ledger.js';
 import { SENSITIVE_ACCOUNT as SENSITIVE_ACCOUNT_NAME } from '../../domain/sensitive.js';
-import { loadBankBalances } from './forecast.js';
+import { loadBankBalances } from './cash-position.js';
 
 export async function listBankAccounts(
   db: Db,

@@ -1,0 +1,156 @@
+/**
+ * The inputs of the daily summary (docs/forecast.md#daily-summary) read in
+ * the store: the week's cash movements, the AR ageing, unallocated credits,
+ * pending anomalies and the number of bank accounts, aggregated in SQL where
+ * the ledger is large, in the base currency.
+ */
+import { sql } from 'drizzle-orm';
+import { type Db, rows } from '../db.js';
+import { addDays } from '../../domain/calendar.js';
+import { canonical, dec } from '../../domain/money.js';
+import { AGEING_BANDS, type AgeingBand, type ArAgeing } from '../../domain/forecast/daily.js';
+import { base } from './forecast-items.js';
+import { ITEM_OF_PAYMENT, PAYMENT_SIGNED } from './payment-amounts.js';
+
+export interface CashEvent {
+  id: string;
+  date: string;
+  /** Signed, base currency. */
+  amount: string;
+  contactId: string | null;
+  contactName: string | null;
+  contactSensitive: boolean;
+}
+
+/** Money that moved through bank accounts between two dates (inclusive): payments and spend/receive money, transfers excluded. */
+export async function loadCashEvents(db: Db, orgId: string, from: string, to: string): Promise<CashEvent[]> {
+  const list = await rows<{ id: string; date: string; amount: string; c: string | null; name: string | null; sens: boolean | null }>(
+    db,
+    sql`select x.id, x.date, x.amount, x.c, ct.name, ct.is_sensitive as sens from (
+          select p.id, p.date, ${PAYMENT_SIGNED} as amount, i.contact_id as c
+            from payments p ${ITEM_OF_PAYMENT} join organisations o on o.id = p.org_id
+            where p.org_id = ${orgId} and p.status = 'AUTHORISED' and p.date between ${from} and ${to}
+          union all
+          select t.id, t.date, case when t.type like 'SPEND%' then -t.total else t.total end, t.contact_id
+            from bank_transactions t
+            where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.date between ${from} and ${to}) x
+        left join contacts ct on ct.org_id = ${orgId} and ct.id = x.c`,
+  );
+  return list.map((e) => ({
+    id: e.id,
+    date: e.date,
+    amount: e.amount,
+    contactId: e.c,
+    contactName: e.name,
+    contactSensitive: Boolean(e.sens),
+  }));
+}
+
+/** Open AUTHORISED receivables (base currency) for the ageing. */
+export async function loadOpenReceivables(db: Db, orgId: string): Promise<{ id: string; dueDate: string | null; issueDate: string | null; amountDue: string }[]> {
+  return rows(
+    db,
+    sql`select i.id, i.due_date as "dueDate", i.issue_date as "issueDate", ${base('amount_due')} as "amountDue"
+        from cash_items i join organisations o on o.id = i.org_id
+        where i.org_id = ${orgId} and i.source = 'LEDGER_INVOICE' and i.ledger_status = 'AUTHORISED' and i.amount_due > 0`,
+  );
+}
+
+export async function countBankAccounts(db: Db, orgId: string): Promise<number> {
+  const [r] = await rows<{ n: number }>(db, sql`select count(*)::int8 as n from accounts where org_id = ${orgId} and type = 'BANK' and status = 'ACTIVE'`);
+  return Number(r?.n ?? 0);
+}
+
+/**
+ * The AR ageing of open sales invoices as at `asOf`, aggregated in the store
+ * (the same bands and rules as `arAgeing` and `ageingBand` in
+ * src/domain/forecast/daily.ts: days past the due date, else the issue date,
+ * else none; current = not yet past due, then 1-30, 31-60, 61-90, over 90;
+ * amounts still owed, in the base currency; only positive amounts due), so a
+ * ledger with tens of thousands of open invoices sends five rows, not all of them.
+ */
+export async function arAgeingInStore(db: Db, orgId: string, asOf: string): Promise<ArAgeing> {
+  const found = await rows<{ band: AgeingBand; n: number | string; amount: string | null }>(
+    db,
+    sql`select band, count(*)::int8 as n, sum(amount) as amount from (
+          select ${base('amount_due')} as amount,
+            case when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 90 then 'days90plus'
+                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 60 then 'days90'
+                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 30 then 'days60'
+                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 0 then 'days30'
+                 else 'current' end as band
+          from cash_items i join organisations o on o.id = i.org_id
+          where i.org_id = ${orgId} and i.source = 'LEDGER_INVOICE' and i.ledger_status = 'AUTHORISED' and i.amount_due > 0) x
+        where amount > 0
+        group by band`,
+  );
+  const by = new Map(found.map((r) => [r.band, r]));
+  const bucket = (band: AgeingBand) => ({ count: Number(by.get(band)?.n ?? 0), amount: canonical(by.get(band)?.amount ?? '0') });
+  const total = found.reduce((t, r) => ({ n: t.n + Number(r.n), amount: t.amount.plus(dec(r.amount ?? '0')) }), { n: 0, amount: dec('0') });
+  return {
+    ...(Object.fromEntries(AGEING_BANDS.map((b) => [b, bucket(b)])) as Record<AgeingBand, { count: number; amount: string }>),
+    total: { count: total.n, amount: canonical(total.amount) },
+  };
+}
+
+/** The credits of each side: credit notes and overpayments sit in the AR/AP account; prepayments in the account their lines name. */
+const CREDIT_TYPES = {
+  AR: { account: ['ACCRECCREDIT', 'RECEIVE-OVERPAYMENT'], prepayment: 'RECEIVE-PREPAYMENT' },
+  AP: { account: ['ACCPAYCREDIT', 'SPEND-OVERPAYMENT'], prepayment: 'SPEND-PREPAYMENT' },
+} as const;
+
+/**
+ * Credits not yet allocated to an invoice or bill (AUTHORISED, remaining
+ * credit above zero), in the base currency with each credit's own rate.
+ * `account`: credit notes and overpayments, which the ledger's receivables
+ * (AR) or payables (AP) account nets off the documents' amounts still owed;
+ * `prepayments`: prepayments, posted to the account their lines name, not the
+ * AR/AP account (docs/forecast.md#daily-summary). Both reduce what the contact
+ * will pay or be paid, and the forecast nets them off its open documents.
+ */
+export async function unallocatedCredit(db: Db, orgId: string, side: 'AR' | 'AP'): Promise<{ account: { count: number; amount: string }; prepayments: { count: number; amount: string } }> {
+  const types = CREDIT_TYPES[side];
+  const list = await rows<{ pre: boolean; n: number | string; amount: string | null }>(
+    db,
+    sql`select i.ledger_type = ${types.prepayment} as pre, count(*)::int8 as n, sum(${base('amount_due')}) as amount
+        from cash_items i join organisations o on o.id = i.org_id
+        where i.org_id = ${orgId} and i.source in ('LEDGER_CREDIT_NOTE', 'LEDGER_OVERPAYMENT', 'LEDGER_PREPAYMENT')
+          and i.ledger_type in (${types.account[0]}, ${types.account[1]}, ${types.prepayment})
+          and i.ledger_status = 'AUTHORISED' and i.amount_due > 0
+        group by 1`,
+  );
+  const of = (pre: boolean) => {
+    const r = list.find((x) => Boolean(x.pre) === pre);
+    return { count: Number(r?.n ?? 0), amount: canonical(r?.amount ?? '0') };
+  };
+  return { account: of(false), prepayments: of(true) };
+}
+
+/**
+ * Pending anomalies of the 7 days ending on `asOf`, counted in SQL with the
+ * rule of `pendingAnomalies` (src/domain/forecast/daily.ts): the movements of
+ * the window above `factor` times the 90th percentile (percentile_disc) of the
+ * same direction's movements in the `historyDays` before it, when that
+ * history has at least `minHistory` movements.
+ */
+export async function countPendingAnomalies(db: Db, orgId: string, asOf: string, rule: { factor: number; historyDays: number; minHistory: number }): Promise<number> {
+  const from = addDays(asOf, -6);
+  const histFrom = addDays(from, -rule.historyDays);
+  const [r] = await rows<{ n: number | string }>(
+    db,
+    sql`with ev as (
+          select p.date, ${PAYMENT_SIGNED} as amount
+            from payments p ${ITEM_OF_PAYMENT} join organisations o on o.id = p.org_id
+            where p.org_id = ${orgId} and p.status = 'AUTHORISED' and p.date between ${histFrom} and ${asOf}
+          union all
+          select t.date, case when t.type like 'SPEND%' then -t.total else t.total end
+            from bank_transactions t
+            where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.date between ${histFrom} and ${asOf}),
+        lim as (
+          select sign(amount) as s, percentile_disc(0.9) within group (order by abs(amount)) as p, count(*) as n
+            from ev where date < ${from} and amount <> 0 group by sign(amount))
+        select count(*)::int8 as n from ev join lim on lim.s = sign(ev.amount)
+          where ev.date >= ${from} and lim.n >= ${rule.minHistory} and abs(ev.amount) > ${String(rule.factor)}::numeric * lim.p`,
+  );
+  return Number(r?.n ?? 0);
+}

@@ -1,0 +1,158 @@
+/**
+ * What a forecast run stores and the endpoints read back: the snapshots of
+ * each scenario's forecast (stored and pruned, the latest one, its payload
+ * read to the current shape, the parts of it one endpoint needs) and each
+ * purchase order's suppression.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { type Db, pgTimestamp, rows } from '../db.js';
+import * as s from '../schema.js';
+import type { ForecastPayload } from '../../domain/forecast/types.js';
+
+/** Snapshots kept per scenario (older ones are pruned when a new one is stored). */
+export const SNAPSHOTS_KEPT = 10;
+
+export async function storeSnapshots(db: Db, orgId: string, payloads: ForecastPayload[], computedAt: Date): Promise<void> {
+  if (payloads.length === 0) return;
+  await db.transaction(async (tx) => {
+    await tx.insert(s.forecastSnapshots).values(
+      payloads.map((p) => ({
+        orgId,
+        id: `${p.scenarioId}:${computedAt.toISOString()}`,
+        scenarioId: p.scenarioId,
+        engineVersion: p.engineVersion,
+        asOfDate: p.asOfDate,
+        computedAt,
+        payload: p,
+      })),
+    // A recompute at the same instant (a frozen CASHLINE_NOW, an operator change right after a recompute) replaces that snapshot.
+    ).onConflictDoUpdate({
+      target: [s.forecastSnapshots.orgId, s.forecastSnapshots.id],
+      set: { engineVersion: sql`excluded.engine_version`, asOfDate: sql`excluded.as_of_date`, payload: sql`excluded.payload` },
+    });
+    await tx.execute(sql`delete from forecast_snapshots f where f.org_id = ${orgId} and f.id in (
+        select id from (select id, row_number() over (partition by scenario_id order by computed_at desc, id desc) as n
+          from forecast_snapshots where org_id = ${orgId}) r where r.n > ${SNAPSHOTS_KEPT})`);
+  });
+}
+
+export interface StoredSnapshot {
+  id: string;
+  scenarioId: string;
+  engineVersion: number;
+  asOfDate: string;
+  computedAt: Date;
+  payload: ForecastPayload;
+}
+
+/**
+ * The latest snapshot of a scenario (default: the organisation's BASE), read
+ * to the current payload shape: an engineVersion 1 snapshot (written before
+ * the inflow split) gets forecastInflow '0' and no guaranteedInflow (spec 9).
+ */
+export async function latestSnapshot(db: Db, orgId: string, scenarioId?: string): Promise<StoredSnapshot | null> {
+  const ref = await latestSnapshotRef(db, orgId, scenarioId);
+  return ref ? snapshotPayload(db, orgId, ref) : null;
+}
+
+/** A snapshot without its payload: enough to know which one is the latest (and to key a cache by its id). */
+export type SnapshotRef = Omit<StoredSnapshot, 'payload'>;
+
+/** The latest snapshot of a scenario (default: the BASE one), without reading its payload. */
+export async function latestSnapshotRef(db: Db, orgId: string, scenarioId?: string): Promise<SnapshotRef | null> {
+  const scenario =
+    scenarioId === undefined
+      ? sql`(select id from forecast_scenarios where org_id = ${orgId} and kind = 'BASE' order by created_at, id limit 1)`
+      : sql`${scenarioId}`;
+  const [row] = await rows<{ id: string; scenario_id: string; engine_version: number | string; as_of_date: string; computed_at: unknown }>(
+    db,
+    sql`select id, scenario_id, engine_version, as_of_date::text as as_of_date, computed_at from forecast_snapshots
+        where org_id = ${orgId} and scenario_id = ${scenario}
+        order by computed_at desc, id desc limit 1`,
+  );
+  if (!row) return null;
+  return {
+    id: row.id,
+    scenarioId: row.scenario_id,
+    engineVersion: Number(row.engine_version),
+    asOfDate: row.as_of_date,
+    computedAt: pgTimestamp(row.computed_at)!,
+  };
+}
+
+/** The payload of a snapshot (read to the current shape). */
+export async function snapshotPayload(db: Db, orgId: string, ref: SnapshotRef): Promise<StoredSnapshot | null> {
+  const [row] = await db
+    .select({ payload: s.forecastSnapshots.payload })
+    .from(s.forecastSnapshots)
+    .where(and(eq(s.forecastSnapshots.orgId, orgId), eq(s.forecastSnapshots.id, ref.id)));
+  if (!row) return null; // pruned since the ref was read
+  return { ...ref, payload: readPayload(ref.engineVersion, row.payload, ref.computedAt) };
+}
+
+/** A stored payload in the current shape (engineVersion 1: no split; forecastInflow reads as 0). */
+export function readPayload(engineVersion: number, raw: unknown, computedAt: Date): ForecastPayload {
+  const p = { ...(raw as ForecastPayload) };
+  p.engineVersion = engineVersion;
+  p.computedAt ??= computedAt.toISOString();
+  p.notesForAgent ??= [];
+  if (engineVersion < 2) {
+    p.weeks = (p.weeks ?? []).map((w) => {
+      const { guaranteedInflow: _g, ...rest } = w;
+      return { ...rest, forecastInflow: '0' };
+    });
+  }
+  return p;
+}
+
+/** Records each purchase order's match (null: unmatched) as its suppressed_reason. */
+export async function saveSuppression(db: Db, orgId: string, reasons: Map<string, string | null>): Promise<number> {
+  const entries = [...reasons.entries()];
+  if (entries.length === 0) return 0;
+  let changed = 0;
+  for (let i = 0; i < entries.length; i += 1000) {
+    const chunk = entries.slice(i, i + 1000);
+    const values = sql.join(
+      chunk.map(([id, r]) => sql`(${id}::text, ${r}::text)`),
+      sql`, `,
+    );
+    const res = await rows<{ id: string }>(
+      db,
+      sql`update purchase_orders p set suppressed_reason = v.r from (values ${values}) as v(id, r)
+          where p.org_id = ${orgId} and p.id = v.id and p.suppressed_reason is distinct from v.r returning p.id`,
+    );
+    changed += res.length;
+  }
+  return changed;
+}
+
+/** The cash position part of a snapshot, read by id. */
+export async function cashPositionOfSnapshot(
+  db: Db,
+  orgId: string,
+  snapshotId: string,
+): Promise<{ computedAt: string; cashPosition: ForecastPayload['cashPosition']; notesForAgent: ForecastPayload['notesForAgent'] } | null> {
+  const [r] = await rows<{ computed_at: unknown; cp: ForecastPayload['cashPosition'] | null; notes: ForecastPayload['notesForAgent'] | null }>(
+    db,
+    sql`select f.computed_at, f.payload->'cashPosition' as cp, f.payload->'notesForAgent' as notes
+        from forecast_snapshots f where f.org_id = ${orgId} and f.id = ${snapshotId}`,
+  );
+  if (!r || !r.cp) return null;
+  return { computedAt: pgTimestamp(r.computed_at)!.toISOString(), cashPosition: r.cp, notesForAgent: r.notes ?? [] };
+}
+
+/** The 13-week outlook part of a snapshot (weeks without their item lists), read by id. */
+export async function outlookOfSnapshot(
+  db: Db,
+  orgId: string,
+  snapshotId: string,
+): Promise<Pick<ForecastPayload, 'weeks' | 'startingCash' | 'endingCash' | 'notesForAgent'> | null> {
+  const [r] = await rows<{ weeks: ForecastPayload['weeks'] | null; start: string; end: string; notes: ForecastPayload['notesForAgent'] | null }>(
+    db,
+    sql`select (select jsonb_agg(w - 'itemIds' - 'overdueItemIds' - 'categories' order by n) from jsonb_array_elements(f.payload->'weeks') with ordinality as x(w, n)) as weeks,
+          f.payload->>'startingCash' as start, f.payload->>'endingCash' as "end", f.payload->'notesForAgent' as notes
+        from forecast_snapshots f where f.org_id = ${orgId} and f.id = ${snapshotId}`,
+  );
+  if (!r || !r.weeks) return null;
+  return { weeks: r.weeks, startingCash: r.start, endingCash: r.end, notesForAgent: r.notes ?? [] };
+}

@@ -1,0 +1,147 @@
+/**
+ * The raw ledger the backtest replays (src/backtest/): an organisation's
+ * whole ledger, every invoice and bill with its current state, payments,
+ * credit allocations, bank transactions, purchase orders and today's book
+ * balance per bank account, in the base currency.
+ */
+import { sql } from 'drizzle-orm';
+import { type Db, rows } from '../db.js';
+import { canonical, dec } from '../../domain/money.js';
+import type { BankTxn, LedgerItem, LedgerStatus, PurchaseOrder } from '../../domain/forecast/types.js';
+import { base } from './forecast-items.js';
+import { loadAccounts, type OrgMeta } from './organisation.js';
+import { loadBankBalances } from './cash-position.js';
+import { loadPurchaseOrders } from './forecast-input.js';
+import { PAYMENT_SIGNED } from './payment-amounts.js';
+
+interface ItemRow extends Record<string, unknown> {
+  id: string;
+  t: string;
+  c: string | null;
+  st: string;
+  iss: string | null;
+  due: string | null;
+  paid: string | null;
+  total: string;
+  amount_due: string;
+  num?: string | null;
+  ref: string | null;
+  acc?: string | null;
+}
+
+function toItem(r: ItemRow, accountId: string | null): LedgerItem {
+  return {
+    id: r.id,
+    kind: r.t === 'ACCREC' ? 'AR' : 'AP',
+    contactId: r.c,
+    status: r.st as LedgerStatus,
+    issueDate: r.iss,
+    dueDate: r.due,
+    paidDate: r.paid,
+    total: r.total,
+    amountDue: r.amount_due,
+    number: r.num ?? null,
+    reference: r.ref,
+    accountId,
+  };
+}
+
+export interface RawPayment {
+  itemId: string;
+  date: string;
+  /** Signed, base currency: money in positive. */
+  amount: string;
+  bankAccountId: string | null;
+}
+
+export interface RawAllocation {
+  invoiceId: string;
+  date: string | null;
+  /** Base currency, of the invoice. */
+  amount: string;
+}
+
+export interface RawBankTxn extends BankTxn {
+  bankAccountId: string;
+  transfer: boolean;
+}
+
+export interface RawLedger {
+  orgId: string;
+  currency: string;
+  timezone: string;
+  /** Invoices and bills with their current state (the state at a cut-off is rebuilt from payments and allocations). */
+  items: LedgerItem[];
+  payments: RawPayment[];
+  allocations: RawAllocation[];
+  bankTxns: RawBankTxn[];
+  purchaseOrders: PurchaseOrder[];
+  /** Per bank account: today's book balance (reconciled plus every unreconciled movement). */
+  bankAccounts: { id: string; name: string; currency: string; book: string }[];
+  accounts: Record<string, { name: string; code: string | null }>;
+}
+
+/** The whole ledger of an organisation, for replaying it at past cut-offs. */
+export async function loadRawLedger(db: Db, org: OrgMeta): Promise<RawLedger> {
+  const { byId, idByCode } = await loadAccounts(db, org.id);
+  const items = await rows<ItemRow>(
+    db,
+    sql`select i.id, i.ledger_type as t, i.contact_id as c, i.ledger_status as st, i.issue_date as iss, i.due_date as due,
+          i.paid_date as paid, ${base('total')} as total, ${base('amount_due')} as amount_due, i.number as num, i.reference as ref,
+          (select l.account_code from cash_item_lines l where l.org_id = i.org_id and l.item_id = i.id
+            order by abs(l.line_amount) desc, l.line_number limit 1) as acc
+        from cash_items i join organisations o on o.id = i.org_id
+        where i.org_id = ${org.id} and i.source in ('LEDGER_INVOICE', 'LEDGER_BILL')`,
+  );
+  const payments = await rows<{ item: string; date: string; amount: string; acc: string | null }>(
+    db,
+    sql`select p.item_id as item, p.date, ${PAYMENT_SIGNED} as amount, p.bank_account_id as acc
+        from payments p join cash_items i on i.org_id = p.org_id and i.id = p.item_id join organisations o on o.id = p.org_id
+        where p.org_id = ${org.id} and p.status <> 'DELETED'`,
+  );
+  const allocations = await rows<{ inv: string; date: string | null; amount: string }>(
+    db,
+    sql`select a.invoice_id as inv, a.date,
+          case when i.currency = o.base_currency or i.currency_rate is null or i.currency_rate = 0 then a.amount
+            else round(a.amount / i.currency_rate, 2) end as amount
+        from credit_note_allocations a join cash_items i on i.org_id = a.org_id and i.id = a.invoice_id join organisations o on o.id = a.org_id
+        where a.org_id = ${org.id}`,
+  );
+  const txns = await rows<{ id: string; date: string; amount: string; c: string | null; code: string | null; ref: string | null; acc: string; tr: boolean }>(
+    db,
+    sql`select id, date, case when type like 'SPEND%' then -total else total end as amount, contact_id as c,
+          lines->0->>'accountCode' as code, reference as ref, bank_account_id as acc, type like '%TRANSFER' as tr
+        from bank_transactions where org_id = ${org.id} and status = 'AUTHORISED'`,
+  );
+  const balances = await loadBankBalances(db, org.id, '9999-12-31');
+  return {
+    orgId: org.id,
+    currency: org.baseCurrency,
+    timezone: org.timezone,
+    items: items.map((r) => toItem(r, r.acc ? (idByCode.get(r.acc) ?? null) : null)),
+    payments: payments.map((p) => ({ itemId: p.item, date: p.date, amount: p.amount, bankAccountId: p.acc })),
+    allocations: allocations.map((a) => ({ invoiceId: a.inv, date: a.date, amount: a.amount })),
+    bankTxns: txns.map((t) => ({
+      id: t.id,
+      date: t.date,
+      amount: t.amount,
+      contactId: t.c,
+      accountId: t.code ? (idByCode.get(t.code) ?? null) : null,
+      reference: t.ref,
+      bankAccountId: t.acc,
+      transfer: t.tr,
+    })),
+    purchaseOrders: await loadPurchaseOrders(db, org.id),
+    bankAccounts: balances.map((b) => ({
+      id: b.id,
+      name: b.name,
+      currency: b.currency,
+      book: b.statementBalance ?? addDec(b.reconciledBalance, b.unreconciledNet),
+    })),
+    accounts: byId,
+  };
+}
+
+function addDec(a: string, b: string): string {
+  return canonical(dec(a).plus(dec(b)));
+}
