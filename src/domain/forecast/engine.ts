@@ -13,7 +13,9 @@ import {
   paymentProbabilities,
   type DelayDist,
 } from './behaviour.js';
-import { Acc, amountOf, factorOf, isPositive, roundToCents, scale, splitByWeights, toDec, type Amount, type Factor } from './cents.js';
+import { Acc, amountOf, factorOf, isPositive, roundToCents, scale, splitByWeights, toDec, toF, type Amount, type Factor } from './cents.js';
+import { cmpStr } from './compare.js';
+import { dueOf, openDocuments, owedOf, parseItem, totalOf } from './open-items.js';
 import { fromDay, mondayOf, monthIndex, monthKey, monthOf, toDay } from './days.js';
 import { cashPosition } from './opening.js';
 import { matchPurchaseOrders } from './purchase-orders.js';
@@ -21,9 +23,9 @@ import { detectCadence, isActive, nextOccurrences } from './recurring.js';
 import { countOf, countsMedian, countsQuantiles, LOOKBACK, summariseHistory } from './history.js';
 import { gapModel, renewalDensity } from './renewal.js';
 import { isGenerating, scheduleOccurrences, scheduledDueDay } from './schedules.js';
-import type { CategoryEntry, ContactCredit, ForecastInput, ForecastPayload, ForecastWeek, LedgerItem, ManualItem, Scenario, ScenarioAdjustments } from './types.js';
+import type { CategoryEntry, ForecastInput, ForecastPayload, ForecastWeek, LedgerItem, ManualItem, Scenario, ScenarioAdjustments } from './types.js';
 import { buildNotes } from '../insights/engine.js';
-import type { DailyPrediction, Facts, PItem, PointPrediction, PreparedForecast } from './prepared.js';
+import type { DailyPrediction, PItem, PointPrediction, PreparedForecast } from './prepared.js';
 
 
 /** Snapshots of engine version 1 had no guaranteedInflow/forecastInflow split. */
@@ -51,64 +53,6 @@ interface OrderEv {
   accountId: string | null;
 }
 
-const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const toF = (a: Amount) => a.cents / 100 + (a.extra ? a.extra.toNumber() : 0);
-
-function parseItem(i: LedgerItem): PItem {
-  return {
-    src: i,
-    ar: i.kind === 'AR',
-    issue: i.issueDate ? toDay(i.issueDate) : null,
-    due: i.dueDate ? toDay(i.dueDate) : null,
-    paid: i.paidDate ? toDay(i.paidDate) : null,
-    totalF: parseFloat(i.total) || 0,
-  };
-}
-
-/** The item's exact total. */
-export function totalOf(it: PItem): Amount {
-  return (it.total$ ??= amountOf(it.src.total));
-}
-
-/** The item's exact amount due. */
-export function dueOf(it: PItem): Amount {
-  return (it.due$ ??= amountOf(it.src.amountDue));
-}
-
-/** What the forecast still expects of an open item: its amount due less the credit applied to it (applyCredits). */
-export function owedOf(it: PItem): Amount {
-  return it.owed$ ?? dueOf(it);
-}
-
-/**
- * Nets each contact's unallocated credit off its open AUTHORISED documents of
- * the same side, oldest due date first (as a bookkeeper allocates): the
- * forecast then expects only what is left (docs/forecast.md#credits). Credit
- * beyond the contact's open documents waits for documents not yet issued and
- * is not projected.
- */
-function applyCredits(open: readonly PItem[], credits: readonly ContactCredit[]): void {
-  const left = new Map<string, Dec>();
-  for (const c of credits) {
-    const key = `${c.kind}:${c.contactId}`;
-    const a = new D(c.amount);
-    if (a.gt(0)) left.set(key, (left.get(key) ?? new D(0)).plus(a));
-  }
-  if (left.size === 0) return;
-  const ordered = open
-    .filter((it) => it.src.status === 'AUTHORISED' && it.src.contactId !== null && left.has(`${it.src.kind}:${it.src.contactId}`) && isPositive(dueOf(it)))
-    .sort((a, b) => (a.due ?? a.issue ?? 0) - (b.due ?? b.issue ?? 0) || cmpStr(a.src.id, b.src.id));
-  for (const it of ordered) {
-    const key = `${it.src.kind}:${it.src.contactId}`;
-    const credit = left.get(key)!;
-    if (credit.lte(0)) continue;
-    const due = toDec(dueOf(it));
-    const take = D.min(credit, due);
-    it.owed$ = amountOf(due.minus(take));
-    left.set(key, credit.minus(take));
-  }
-}
-
 
 // ---------------------------------------------------------------------------
 // prepare
@@ -125,25 +69,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   const history = input.history ?? summariseHistory(input.items, input.asOf);
 
   // --- the open documents: what is placed, and the facts about them
-  const openItems: PItem[] = [];
-  const openOverdue: number[] = [];
-  const openReceivables: Facts['openReceivables'] = [];
-  let pipelineTotal = 0;
-  for (const it of items) {
-    const st = it.src.status;
-    if (st !== 'AUTHORISED' && st !== 'DRAFT' && st !== 'SUBMITTED') continue;
-    openItems.push(it);
-    if (!it.ar) continue;
-    const due = it.due ?? it.issue;
-    if (st === 'AUTHORISED' && isPositive(dueOf(it))) {
-      if (due !== null && due < asOf && asOf - due <= LOOKBACK) openOverdue.push(asOf - due);
-      openReceivables.push({ id: it.src.id, contactId: it.src.contactId, amountDue: toF(dueOf(it)), due: due ?? asOf });
-    } else if (st !== 'AUTHORISED') {
-      pipelineTotal += toF(dueOf(it)) || it.totalF;
-    }
-  }
-
-  applyCredits(openItems, input.credits ?? []);
+  const { openItems, openOverdue, openReceivables, pipelineTotal } = openDocuments(items, input.credits ?? [], asOf);
 
   // --- behaviour: delays, terms
   const arDelayCount = countOf(history.arDelays);
