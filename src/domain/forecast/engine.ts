@@ -9,21 +9,23 @@ import {
   customerDelayDist,
   median,
   MIN_OWN_HISTORY,
-  orgDelayDist,
   paymentProbabilities,
   type DelayDist,
 } from './behaviour.js';
 import { Acc, amountOf, factorOf, isPositive, roundToCents, scale, splitByWeights, toDec, toF, type Amount, type Factor } from './cents.js';
 import { cmpStr } from './compare.js';
+import { learnTerms } from './terms.js';
+import { matchedOrders, openOrderDays } from './po-matching.js';
+import { orderSeasonality, salesFacts } from './seasonality.js';
+import { churnPerGap, estimateChurnRate, SERIES_STOP_RATE } from './churn.js';
 import { dueOf, openDocuments, owedOf, parseItem, totalOf } from './open-items.js';
-import { fromDay, mondayOf, monthIndex, monthKey, monthOf, toDay } from './days.js';
+import { fromDay, mondayOf, monthOf, toDay } from './days.js';
 import { cashPosition } from './opening.js';
-import { matchPurchaseOrders } from './purchase-orders.js';
 import { detectCadence, isActive, nextOccurrences } from './recurring.js';
-import { countOf, countsMedian, countsQuantiles, LOOKBACK, summariseHistory } from './history.js';
+import { countsQuantiles, LOOKBACK, summariseHistory } from './history.js';
 import { gapModel, renewalDensity } from './renewal.js';
 import { isGenerating, scheduleOccurrences, scheduledDueDay } from './schedules.js';
-import type { CategoryEntry, ForecastInput, ForecastPayload, ForecastWeek, LedgerItem, ManualItem, Scenario, ScenarioAdjustments } from './types.js';
+import type { CategoryEntry, ForecastInput, ForecastPayload, ForecastWeek, ManualItem, Scenario, ScenarioAdjustments } from './types.js';
 import { buildNotes } from '../insights/engine.js';
 import type { DailyPrediction, PItem, PointPrediction, PreparedForecast } from './prepared.js';
 
@@ -40,8 +42,6 @@ const RUN_RATE_WINDOW = 182;
 const RUN_RATE_MIN_EVENTS = 5;
 /** A series without a calendar cadence is projected by its renewal model when it had this many events in the last 180 days. */
 const FREQUENT_EVENTS = 6;
-/** Default supplier terms when a supplier has no bill history (days). */
-const DEFAULT_AP_TERMS = 30;
 
 // ---------------------------------------------------------------------------
 // Parsed inputs (their types: prepared.ts)
@@ -72,51 +72,13 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   const { openItems, openOverdue, openReceivables, pipelineTotal } = openDocuments(items, input.credits ?? [], asOf);
 
   // --- behaviour: delays, terms
-  const arDelayCount = countOf(history.arDelays);
-  const orgDelay = orgDelayDist(history.arDelays, openOverdue);
-  const customerDelays = history.customerDelays;
-  const medians = (m: Map<string, number[]>) => new Map([...m].map(([k, v]) => [k, median(v)]));
-  const arTerms = medians(history.arTerms);
-  const apTerms = medians(history.apTerms);
-  const orgArTerms = countOf(history.orgArTerms) ? countsMedian(history.orgArTerms) : 30;
-  const orgApTerms = countOf(history.orgApTerms) ? countsMedian(history.orgApTerms) : DEFAULT_AP_TERMS;
-  const orgBillDelay = countOf(history.billDelays) >= 5 ? Math.max(0, countsMedian(history.billDelays)) : 0;
-  const orgArDelayMedian = arDelayCount >= 5 ? countsMedian(history.arDelays) : 0;
-  const receiptsLast28 = parseFloat(history.receiptsLast28) || 0;
+  const { arDelayCount, orgDelay, customerDelays, arTerms, apTerms, orgArTerms, orgApTerms, orgBillDelay, orgArDelayMedian } = learnTerms(history, openOverdue);
 
   // --- purchase orders (only bills naming an order, or of an ordering supplier, can match)
-  const poKeys = new Set<string>();
-  const poContacts = new Set<string>();
-  // A bill can match by contact and amount only within [order - 7 days, order + 120 days] (purchase-orders.ts): bills outside every order's window are not candidates.
-  let poFirst = Infinity;
-  let poLast = -Infinity;
-  for (const po of input.purchaseOrders) {
-    if (po.status === 'DELETED') continue;
-    for (const k of [po.number, po.reference]) if (k && k.trim()) poKeys.add(k.trim().toLowerCase());
-    if (po.contactId) {
-      poContacts.add(po.contactId);
-      const d = toDay(po.issueDate ?? po.deliveryDate ?? po.expectedArrivalDate ?? '1970-01-01');
-      if (d < poFirst) poFirst = d;
-      if (d > poLast) poLast = d;
-    }
-  }
-  const inWindow = (i: LedgerItem) => {
-    const d = toDay(i.issueDate ?? i.dueDate ?? '1970-01-01');
-    return d >= poFirst - 7 && d <= poLast + 120;
-  };
-  const candidateBills = input.purchaseOrders.length
-    ? input.items.filter(
-        (i) =>
-          i.kind === 'AP' &&
-          ((i.contactId !== null && poContacts.has(i.contactId) && inWindow(i)) || (i.reference !== null && poKeys.has(i.reference.trim().toLowerCase()))),
-      )
-    : [];
-  const poReasons = matchPurchaseOrders(input.purchaseOrders, candidateBills);
+  const poReasons = matchedOrders(input);
 
   // --- monthly sales (insights) and seasonality
-  const monthlyRevenue = new Map<string, number>();
-  for (const [mi, total] of history.monthlyRevenue) monthlyRevenue.set(monthKey(mi), parseFloat(total));
-  const seasonalityMonths = [...history.monthlyRevenue.keys()].filter((k) => k < monthIndex(asOf)).length;
+  const { monthlyRevenue, seasonalityMonths, receiptsLast28 } = salesFacts(history, asOf);
 
   const daily: DailyPrediction[] = [];
   const points: PointPrediction[] = [];
@@ -239,14 +201,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
     const lag = (apTerms.get(c) ?? orgApTerms) + orgBillDelay;
     days.forEach((day, i) => push(`bill:${c}`, false, lag, true, { day, amount: amountOf(totals[i]!), accountId }));
   }
-  const openPoDays = new Map<string, number>();
-  for (const po of input.purchaseOrders) {
-    if (po.status !== 'AUTHORISED' || poReasons.get(po.id) || !po.contactId) continue;
-    const d = po.expectedArrivalDate ?? po.deliveryDate ?? po.issueDate;
-    if (!d) continue;
-    const day = toDay(d);
-    openPoDays.set(po.contactId, Math.max(openPoDays.get(po.contactId) ?? -Infinity, day));
-  }
+  const openPoDays = openOrderDays(input.purchaseOrders, poReasons);
   const billContacts = new Set<string>(scheduledSuppliers);
   for (const t of input.bankTxns) {
     const day = toDay(t.date);
@@ -421,70 +376,6 @@ function normRef(s: string | null): string {
     .slice(0, 40);
 }
 
-/**
- * How fast regular customers stop ordering, per day: among customers with at
- * least three orders, those silent for more than three times their median
- * gap (and at least 60 days) count as stopped; the rate is stopped / the days
- * covered by everyone's gaps (bounded to 1%-60% a year). A customer's chance
- * of stopping after an order is then 1 - exp(-rate x its median gap): small
- * for weekly buyers, larger for quarterly ones.
- */
-function estimateChurnRate(orders: Map<string, { day: number }[]>, asOf: number): number {
-  let days = 0;
-  let stopped = 0;
-  for (const list of orders.values()) {
-    if (list.length < 3) continue;
-    const g: number[] = [];
-    for (let i = 1; i < list.length; i++) g.push(list[i]!.day - list[i - 1]!.day);
-    days += list[list.length - 1]!.day - list[0]!.day;
-    const silent = asOf - list[list.length - 1]!.day;
-    if (silent > Math.max(60, 3 * median(g))) stopped++;
-  }
-  const perYear = days > 0 ? (stopped / days) * 365 : 0.2;
-  return Math.min(0.6, Math.max(0.01, perYear)) / 365;
-}
-
-/** Per-event stopping probability of a series with this median gap under a daily stopping rate. */
-function churnPerGap(rate: number, medianGap: number): number {
-  return Math.min(0.3, Math.max(0.001, 1 - Math.exp(-rate * Math.max(1, medianGap))));
-}
-
-/** Series of bills and bank transactions: about 10% a year stop. */
-const SERIES_STOP_RATE = -Math.log(0.9) / 365;
-
-/**
- * Monthly seasonality of order sizes, from customers with at least three
- * orders: each order's value over its customer's mean order value, averaged
- * per calendar month (so a changing customer mix or growth does not pass for
- * a season), shrunk toward 1 by n / (n + 30) orders and by years / (years + 1)
- * of history, normalised to mean 1. Used only with 24 complete months.
- */
-export function orderSeasonality(orders: Map<string, { day: number; value: number }[]>, asOf: number): number[] {
-  const sum = Array<number>(12).fill(0);
-  const n = Array<number>(12).fill(0);
-  let first = asOf;
-  for (const list of orders.values()) {
-    if (list.length < 3) continue;
-    const mean = list.reduce((a, o) => a + o.value, 0) / list.length;
-    if (!(mean > 0)) continue;
-    for (const o of list) {
-      if (o.day >= asOf) continue;
-      first = Math.min(first, o.day);
-      const m = monthOf(o.day);
-      sum[m]! += o.value / mean;
-      n[m]! += 1;
-    }
-  }
-  const years = (asOf - first) / 365;
-  const yearWeight = years / (years + 1);
-  const raw = sum.map((s, m) => {
-    if (n[m] === 0) return 1;
-    const w = (n[m]! / (n[m]! + 30)) * yearWeight;
-    return w * (s / n[m]!) + (1 - w);
-  });
-  const norm = raw.reduce((a, b) => a + b, 0) / 12;
-  return raw.map((x) => x / norm);
-}
 
 // ---------------------------------------------------------------------------
 // project
