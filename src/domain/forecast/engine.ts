@@ -17,6 +17,8 @@ import { cmpStr } from './compare.js';
 import { learnTerms } from './terms.js';
 import { matchedOrders, openOrderDays } from './po-matching.js';
 import { orderSeasonality, salesFacts } from './seasonality.js';
+import { scheduledPoints } from './scheduled-points.js';
+import { newCustomersPrediction, RUN_RATE_WINDOW, runRatePrediction } from './run-rate.js';
 import { churnPerGap, estimateChurnRate, SERIES_STOP_RATE } from './churn.js';
 import { dueOf, openDocuments, owedOf, parseItem, totalOf } from './open-items.js';
 import { fromDay, mondayOf, monthOf, toDay } from './days.js';
@@ -24,7 +26,6 @@ import { cashPosition } from './opening.js';
 import { detectCadence, isActive, nextOccurrences } from './recurring.js';
 import { countsQuantiles, LOOKBACK, summariseHistory } from './history.js';
 import { gapModel, renewalDensity } from './renewal.js';
-import { isGenerating, scheduleOccurrences, scheduledDueDay } from './schedules.js';
 import type { CategoryEntry, ForecastInput, ForecastPayload, ForecastWeek, ManualItem, Scenario, ScenarioAdjustments } from './types.js';
 import { buildNotes } from '../insights/engine.js';
 import type { DailyPrediction, PItem, PointPrediction, PreparedForecast } from './prepared.js';
@@ -36,10 +37,6 @@ export const WEEKS = 13;
 
 /** Probability that a draft or submitted invoice is issued and paid (pipeline). */
 export const PIPELINE_PROBABILITY = { DRAFT: '0.5', SUBMITTED: '0.8' } as const;
-/** Window of the run-rates of business no series models (days). */
-const RUN_RATE_WINDOW = 182;
-/** Events a run-rate needs in its window. */
-const RUN_RATE_MIN_EVENTS = 5;
 /** A series without a calendar cadence is projected by its renewal model when it had this many events in the last 180 days. */
 const FREQUENT_EVENTS = 6;
 
@@ -72,7 +69,8 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   const { openItems, openOverdue, openReceivables, pipelineTotal } = openDocuments(items, input.credits ?? [], asOf);
 
   // --- behaviour: delays, terms
-  const { arDelayCount, orgDelay, customerDelays, arTerms, apTerms, orgArTerms, orgApTerms, orgBillDelay, orgArDelayMedian } = learnTerms(history, openOverdue);
+  const terms = learnTerms(history, openOverdue);
+  const { arDelayCount, orgDelay, customerDelays, arTerms, apTerms, orgArTerms, orgApTerms, orgBillDelay, orgArDelayMedian } = terms;
 
   // --- purchase orders (only bills naming an order, or of an ordering supplier, can match)
   const poReasons = matchedOrders(input);
@@ -85,24 +83,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
 
   // --- the ledger's own schedules (repeating invoices and bills, schedules.ts): known future documents.
   // A contact with one is not also projected from its detected pattern (orders, bills, bank transactions).
-  const scheduledCustomers = new Set<string>();
-  const scheduledSuppliers = new Set<string>();
-  for (const sch of input.schedules ?? []) {
-    if (!isGenerating(sch)) continue;
-    const amount = amountOf(sch.total);
-    if (!isPositive(amount)) continue;
-    const ar = sch.kind === 'AR';
-    const c = sch.contactId;
-    let delay = orgBillDelay;
-    if (ar) {
-      const own = c ? (customerDelays.get(c) ?? []) : [];
-      delay = own.length >= MIN_OWN_HISTORY ? median(own.slice(-12)) : orgArDelayMedian;
-    }
-    for (const d of scheduleOccurrences(sch, asOf, end)) {
-      points.push({ id: `scheduled:${sch.id}`, inflow: ar, day: scheduledDueDay(sch, d) + delay, amount, accountId: sch.accountId, statistical: false, customer: ar });
-    }
-    if (c) (ar ? scheduledCustomers : scheduledSuppliers).add(c);
-  }
+  const { customers: scheduledCustomers, suppliers: scheduledSuppliers } = scheduledPoints(input.schedules ?? [], terms, asOf, end, points);
 
   // --- customers: repeat purchases (renewal model) and the run-rate of the rest
   // Orders per customer and day (history.ts); each carries the account of the customer's latest invoice.
@@ -164,24 +145,8 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
       accountId: last.accountId,
     });
   }
-  const newBusiness = runRateTotal(unmodelled);
-  if (newBusiness > 0) {
-    const H = end - asOf;
-    const values = new Float64Array(H + 1);
-    const perDay = newBusiness / RUN_RATE_WINDOW;
-    for (let u = 1; u <= H; u++) values[u] = perDay * season[monthOf(asOf + u)]!;
-    const lags = orgQuantiles.map((d) => Math.max(0, orgArTerms + d));
-    daily.push({
-      id: 'predicted:new-customers',
-      inflow: true,
-      base: asOf,
-      values,
-      lag: lags[2]!,
-      lags,
-      customer: true,
-      accountId: unmodelledAccount,
-    });
-  }
+  const newCustomers = newCustomersPrediction(unmodelled, unmodelledAccount, season, orgQuantiles, orgArTerms, asOf, end);
+  if (newCustomers) daily.push(newCustomers);
 
   // --- suppliers' bills and bank transactions: recurring series
   interface Ev {
@@ -306,12 +271,8 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
     }
   }
   const runRate = (id: string, events: number[], inflow: boolean, lag: number, accountId: string | null) => {
-    const total = runRateTotal(events);
-    if (total <= 0) return;
-    const H = end - asOf;
-    const values = new Float64Array(H + 1);
-    for (let u = 1; u <= H; u++) values[u] = total / RUN_RATE_WINDOW;
-    daily.push({ id, inflow, base: asOf, values, lag, customer: false, accountId });
+    const r = runRatePrediction(id, events, inflow, lag, accountId, asOf, end);
+    if (r) daily.push(r);
   };
   runRate('predicted:other-bills', otherBills, false, orgApTerms + orgBillDelay, otherBillsAccount);
   runRate('predicted:other-receipts', otherBankIn, true, 0, otherBankInAccount);
@@ -341,17 +302,6 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
     cash: cashPosition({ asOf: input.asOf, currency: input.currency, bankAccounts: input.bankAccounts, override: input.override }),
     facts: { monthlyRevenue, seasonalityMonths, openReceivables, pipelineTotal, receiptsLast28 },
   };
-}
-
-/**
- * What a run-rate counts of the events in its window: nothing below
- * RUN_RATE_MIN_EVENTS events (one bill is not a rate), and no event above
- * ten times the window's median (a one-off purchase is not repeated).
- */
-function runRateTotal(events: readonly number[]): number {
-  if (events.length < RUN_RATE_MIN_EVENTS) return 0;
-  const cap = 10 * median(events);
-  return events.reduce((a, v) => a + Math.min(v, cap), 0);
 }
 
 /** The 10th, 30th, 50th, 70th and 90th percentiles of delays (whole days). */
