@@ -16,15 +16,16 @@ import { Acc, amountOf, factorOf, isPositive, roundToCents, scale, splitByWeight
 import { cmpStr } from './compare.js';
 import { learnTerms } from './terms.js';
 import { matchedOrders, openOrderDays } from './po-matching.js';
-import { orderSeasonality, salesFacts } from './seasonality.js';
+import { salesFacts } from './seasonality.js';
 import { scheduledPoints } from './scheduled-points.js';
-import { newCustomersPrediction, RUN_RATE_WINDOW, runRatePrediction } from './run-rate.js';
-import { churnPerGap, estimateChurnRate, SERIES_STOP_RATE } from './churn.js';
+import { predictCustomers } from './customers.js';
+import { RUN_RATE_WINDOW, runRatePrediction } from './run-rate.js';
+import { churnPerGap, SERIES_STOP_RATE } from './churn.js';
 import { dueOf, openDocuments, owedOf, parseItem, totalOf } from './open-items.js';
-import { fromDay, mondayOf, monthOf, toDay } from './days.js';
+import { fromDay, mondayOf, toDay } from './days.js';
 import { cashPosition } from './opening.js';
 import { detectCadence, isActive, nextOccurrences } from './recurring.js';
-import { countsQuantiles, LOOKBACK, summariseHistory } from './history.js';
+import { LOOKBACK, summariseHistory } from './history.js';
 import { gapModel, renewalDensity } from './renewal.js';
 import type { CategoryEntry, ForecastInput, ForecastPayload, ForecastWeek, ManualItem, Scenario, ScenarioAdjustments } from './types.js';
 import { buildNotes } from '../insights/engine.js';
@@ -44,11 +45,6 @@ const FREQUENT_EVENTS = 6;
 // Parsed inputs (their types: prepared.ts)
 // ---------------------------------------------------------------------------
 
-interface OrderEv {
-  day: number;
-  value: number;
-  accountId: string | null;
-}
 
 
 // ---------------------------------------------------------------------------
@@ -70,7 +66,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
 
   // --- behaviour: delays, terms
   const terms = learnTerms(history, openOverdue);
-  const { arDelayCount, orgDelay, customerDelays, arTerms, apTerms, orgArTerms, orgApTerms, orgBillDelay, orgArDelayMedian } = terms;
+  const { orgDelay, customerDelays, arTerms, apTerms, orgArTerms, orgApTerms, orgBillDelay, orgArDelayMedian } = terms;
 
   // --- purchase orders (only bills naming an order, or of an ordering supplier, can match)
   const poReasons = matchedOrders(input);
@@ -86,67 +82,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   const { customers: scheduledCustomers, suppliers: scheduledSuppliers } = scheduledPoints(input.schedules ?? [], terms, asOf, end, points);
 
   // --- customers: repeat purchases (renewal model) and the run-rate of the rest
-  // Orders per customer and day (history.ts); each carries the account of the customer's latest invoice.
-  const customers = [...history.orders.keys()].sort(cmpStr);
-  const merged = new Map<string, OrderEv[]>();
-  for (const c of customers) {
-    const { days, totals, accountId } = history.orders.get(c)!;
-    merged.set(c, days.map((day, i) => ({ day, value: parseFloat(totals[i]!) || 0, accountId })));
-  }
-  const churnRate = estimateChurnRate(merged, asOf);
-  const season = seasonalityMonths >= 24 ? orderSeasonality(merged, asOf) : Array<number>(12).fill(1);
-  // Quantiles of the organisation's delays (0 without five paid invoices).
-  const orgQuantiles = arDelayCount >= 5 ? countsQuantiles(history.arDelays) : [0, 0, 0, 0, 0];
-  const unmodelled: number[] = [];
-  let unmodelledAccount: string | null = null;
-  for (const c of customers) {
-    if (scheduledCustomers.has(c)) continue;
-    const list = merged.get(c)!;
-    // Orders that no renewal could have predicted (a customer's first and second): the run-rate's share.
-    for (let i = 0; i < Math.min(2, list.length); i++) {
-      if (asOf - list[i]!.day <= RUN_RATE_WINDOW && list[i]!.day < asOf) {
-        unmodelled.push(list[i]!.value / season[monthOf(list[i]!.day)]!);
-        unmodelledAccount ??= list[i]!.accountId;
-      }
-    }
-    if (list.length < 2) continue;
-    const gaps: number[] = [];
-    for (let i = Math.max(1, list.length - 13); i < list.length; i++) gaps.push(list[i]!.day - list[i - 1]!.day);
-    const model = gapModel(gaps);
-    if (!model) continue;
-    const last = list[list.length - 1]!;
-    const base = Math.max(last.day, asOf);
-    const H = end - base;
-    if (H <= 0) continue;
-    const m = renewalDensity(model, base - last.day, H, churnPerGap(churnRate, median(gaps)));
-    const recent = list.slice(-6);
-    let norm = 0;
-    for (const o of recent) norm += o.value / season[monthOf(o.day)]!;
-    const level = norm / recent.length;
-    const values = new Float64Array(H + 1);
-    let any = false;
-    for (let u = 1; u <= H; u++) {
-      if (m[u]! <= 1e-7) continue;
-      values[u] = m[u]! * level * season[monthOf(base + u)]!;
-      any = true;
-    }
-    if (!any) continue;
-    const own = customerDelays.get(c) ?? [];
-    const terms = arTerms.get(c) ?? orgArTerms;
-    const lags = (own.length >= MIN_OWN_HISTORY ? delayQuantiles(own) : orgQuantiles).map((d) => Math.max(0, terms + d));
-    daily.push({
-      id: `predicted:${c}`,
-      inflow: true,
-      base,
-      values,
-      lag: lags[2]!,
-      lags,
-      customer: true,
-      accountId: last.accountId,
-    });
-  }
-  const newCustomers = newCustomersPrediction(unmodelled, unmodelledAccount, season, orgQuantiles, orgArTerms, asOf, end);
-  if (newCustomers) daily.push(newCustomers);
+  const season = predictCustomers(history, terms, scheduledCustomers, seasonalityMonths, asOf, end, daily);
 
   // --- suppliers' bills and bank transactions: recurring series
   interface Ev {
@@ -302,13 +238,6 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
     cash: cashPosition({ asOf: input.asOf, currency: input.currency, bankAccounts: input.bankAccounts, override: input.override }),
     facts: { monthlyRevenue, seasonalityMonths, openReceivables, pipelineTotal, receiptsLast28 },
   };
-}
-
-/** The 10th, 30th, 50th, 70th and 90th percentiles of delays (whole days). */
-function delayQuantiles(delays: readonly number[]): number[] {
-  const sorted = [...delays].sort((a, b) => a - b);
-  const n = sorted.length;
-  return [0.1, 0.3, 0.5, 0.7, 0.9].map((q) => sorted[Math.min(n - 1, Math.floor(q * n))]!);
 }
 
 function addAmounts(a: Amount, b: Amount): Amount {
