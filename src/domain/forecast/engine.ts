@@ -12,21 +12,18 @@ import {
   paymentProbabilities,
   type DelayDist,
 } from './behaviour.js';
-import { Acc, amountOf, factorOf, isPositive, roundToCents, scale, splitByWeights, toDec, toF, type Amount, type Factor } from './cents.js';
+import { Acc, amountOf, factorOf, isPositive, roundToCents, scale, splitByWeights, toDec, type Amount, type Factor } from './cents.js';
 import { cmpStr } from './compare.js';
 import { learnTerms } from './terms.js';
-import { matchedOrders, openOrderDays } from './po-matching.js';
+import { matchedOrders } from './po-matching.js';
 import { salesFacts } from './seasonality.js';
 import { scheduledPoints } from './scheduled-points.js';
 import { predictCustomers } from './customers.js';
-import { RUN_RATE_WINDOW, runRatePrediction } from './run-rate.js';
-import { churnPerGap, SERIES_STOP_RATE } from './churn.js';
+import { predictSeries } from './series.js';
 import { dueOf, openDocuments, owedOf, parseItem, totalOf } from './open-items.js';
 import { fromDay, mondayOf, toDay } from './days.js';
 import { cashPosition } from './opening.js';
-import { detectCadence, isActive, nextOccurrences } from './recurring.js';
-import { LOOKBACK, summariseHistory } from './history.js';
-import { gapModel, renewalDensity } from './renewal.js';
+import { summariseHistory } from './history.js';
 import type { CategoryEntry, ForecastInput, ForecastPayload, ForecastWeek, ManualItem, Scenario, ScenarioAdjustments } from './types.js';
 import { buildNotes } from '../insights/engine.js';
 import type { DailyPrediction, PItem, PointPrediction, PreparedForecast } from './prepared.js';
@@ -38,14 +35,6 @@ export const WEEKS = 13;
 
 /** Probability that a draft or submitted invoice is issued and paid (pipeline). */
 export const PIPELINE_PROBABILITY = { DRAFT: '0.5', SUBMITTED: '0.8' } as const;
-/** A series without a calendar cadence is projected by its renewal model when it had this many events in the last 180 days. */
-const FREQUENT_EVENTS = 6;
-
-// ---------------------------------------------------------------------------
-// Parsed inputs (their types: prepared.ts)
-// ---------------------------------------------------------------------------
-
-
 
 // ---------------------------------------------------------------------------
 // prepare
@@ -84,135 +73,8 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   // --- customers: repeat purchases (renewal model) and the run-rate of the rest
   const season = predictCustomers(history, terms, scheduledCustomers, seasonalityMonths, asOf, end, daily);
 
-  // --- suppliers' bills and bank transactions: recurring series
-  interface Ev {
-    day: number;
-    amount: Amount;
-    accountId: string | null;
-  }
-  const series = new Map<string, { inflow: boolean; lag: number; events: Ev[]; bill: boolean }>();
-  const push = (key: string, inflow: boolean, lag: number, bill: boolean, ev: Ev) => {
-    const s = series.get(key);
-    if (s) s.events.push(ev);
-    else series.set(key, { inflow, lag, events: [ev], bill });
-  };
-  // Bills per supplier and day (history.ts), with the account of the supplier's latest bill.
-  for (const [c, { days, totals, accountId }] of history.bills) {
-    if (scheduledSuppliers.has(c)) continue;
-    const lag = (apTerms.get(c) ?? orgApTerms) + orgBillDelay;
-    days.forEach((day, i) => push(`bill:${c}`, false, lag, true, { day, amount: amountOf(totals[i]!), accountId }));
-  }
-  const openPoDays = openOrderDays(input.purchaseOrders, poReasons);
-  const billContacts = new Set<string>(scheduledSuppliers);
-  for (const t of input.bankTxns) {
-    const day = toDay(t.date);
-    if (day > asOf || asOf - day > LOOKBACK) continue;
-    const a = amountOf(t.amount);
-    const inflow = isPositive(a);
-    const who = t.contactId ?? `ref:${normRef(t.reference)}`;
-    push(`bank:${inflow ? 'in' : 'out'}:${who}:${t.accountId ?? ''}`, inflow, 0, false, {
-      day,
-      amount: inflow ? a : { cents: -a.cents || 0, extra: a.extra ? a.extra.neg() : null },
-      accountId: t.accountId,
-    });
-  }
-  const modelledBills = new Set<string>();
-  const otherBills: number[] = [];
-  let otherBillsAccount: string | null = null;
-  const otherBankIn: number[] = [];
-  const otherBankOut: number[] = [];
-  let otherBankInAccount: string | null = null;
-  let otherBankOutAccount: string | null = null;
-  // Bill series first: a contact whose bills recur is not also projected from its bank transactions.
-  const seriesOrder = [...series.keys()].sort((a, b) => (a.startsWith('bill:') === b.startsWith('bill:') ? cmpStr(a, b) : a.startsWith('bill:') ? -1 : 1));
-  for (const key of seriesOrder) {
-    const s = series.get(key)!;
-    const contact = s.bill ? key.slice(5) : null;
-    if (!s.bill && key.split(':')[2] && billContacts.has(key.split(':')[2]!)) continue;
-    s.events.sort((a, b) => a.day - b.day);
-    const days: number[] = [];
-    const amounts: Ev[] = [];
-    for (const e of s.events) {
-      if (days.length && days[days.length - 1] === e.day) {
-        const prev = amounts[amounts.length - 1]!;
-        amounts[amounts.length - 1] = { ...prev, amount: addAmounts(prev.amount, e.amount) };
-      } else {
-        days.push(e.day);
-        amounts.push(e);
-      }
-    }
-    const poDay = contact ? openPoDays.get(contact) : undefined;
-    const lastKnown = Math.max(days[days.length - 1]!, poDay ?? -Infinity);
-    const match = detectCadence(days);
-    const lastEv = amounts[amounts.length - 1]!;
-    if (match && isActive(days[days.length - 1]!, asOf, match.period)) {
-      if (contact) billContacts.add(contact);
-      modelledBills.add(key);
-      const recent = amounts
-        .slice(-3)
-        .map((e) => ({ day: e.day, amount: e.amount }))
-        .sort((a, b) => toDec(a.amount).comparedTo(toDec(b.amount)) || a.day - b.day);
-      const amount = recent[(recent.length - 1) >> 1]!.amount;
-      // Cash moves `lag` days after the event; an event after the last known one (a bill or an open order).
-      const anchor = [...days];
-      if (poDay !== undefined && poDay > anchor[anchor.length - 1]!) anchor.push(poDay);
-      for (const d of nextOccurrences(anchor, match, asOf, end - s.lag)) {
-        points.push({
-          id: `recurring:${key}`,
-          inflow: s.inflow,
-          day: d + s.lag,
-          amount,
-          accountId: lastEv.accountId,
-          statistical: false,
-        });
-      }
-      continue;
-    }
-    const recentEvents = days.filter((d) => asOf - d <= 180).length;
-    if (recentEvents >= FREQUENT_EVENTS) {
-      const gaps: number[] = [];
-      for (let i = Math.max(1, days.length - 13); i < days.length; i++) gaps.push(days[i]! - days[i - 1]!);
-      const model = gapModel(gaps);
-      const med = median(gaps);
-      if (model && asOf - lastKnown <= 3 * Math.max(med, 7)) {
-        if (contact) billContacts.add(contact);
-        modelledBills.add(key);
-        const base = Math.max(lastKnown, asOf);
-        const H = end - base;
-        if (H > 0) {
-          const m = renewalDensity(model, base - lastKnown, H, churnPerGap(SERIES_STOP_RATE, med));
-          const recent = amounts.slice(-6);
-          const level = recent.reduce((a, e) => a + toF(e.amount), 0) / recent.length;
-          const values = new Float64Array(H + 1);
-          for (let u = 1; u <= H; u++) values[u] = m[u]! * level;
-          daily.push({ id: `recurring:${key}`, inflow: s.inflow, base, values, lag: s.lag, customer: false, accountId: lastEv.accountId });
-        }
-        continue;
-      }
-    }
-    // Not modelled: its recent events join the run-rate of the rest.
-    for (const e of amounts) {
-      if (asOf - e.day > RUN_RATE_WINDOW) continue;
-      const v = toF(e.amount);
-      if (s.bill) {
-        otherBills.push(v);
-        otherBillsAccount ??= e.accountId;
-      } else if (s.inflow) {
-        otherBankIn.push(v);
-        otherBankInAccount ??= e.accountId;
-      } else {
-        otherBankOut.push(v);
-        otherBankOutAccount ??= e.accountId;
-      }
-    }
-  }
-  const runRate = (id: string, events: number[], inflow: boolean, lag: number, accountId: string | null) => {
-    const r = runRatePrediction(id, events, inflow, lag, accountId, asOf, end);
-    if (r) daily.push(r);
-  };
-  runRate('predicted:other-bills', otherBills, false, orgApTerms + orgBillDelay, otherBillsAccount);
-  runRate('predicted:other-receipts', otherBankIn, true, 0, otherBankInAccount);
-  runRate('predicted:other-spending', otherBankOut, false, 0, otherBankOutAccount);
+  // --- suppliers' bills and bank transactions: recurring series, and the run-rates of the rest
+  predictSeries(input, history, terms, scheduledSuppliers, poReasons, { asOf, end, daily, points });
 
   return {
     input,
@@ -239,22 +101,6 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
     facts: { monthlyRevenue, seasonalityMonths, openReceivables, pipelineTotal, receiptsLast28 },
   };
 }
-
-function addAmounts(a: Amount, b: Amount): Amount {
-  const c = a.cents + b.cents;
-  if (Number.isSafeInteger(c) && !a.extra && !b.extra) return { cents: c, extra: null };
-  return amountOf(toDec(a).plus(toDec(b)));
-}
-
-function normRef(s: string | null): string {
-  return (s ?? '')
-    .toLowerCase()
-    .replace(/[0-9]+/g, '#')
-    .replace(/[^a-z#]+/g, ' ')
-    .trim()
-    .slice(0, 40);
-}
-
 
 // ---------------------------------------------------------------------------
 // project
