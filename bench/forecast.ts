@@ -24,7 +24,8 @@ import { migrate } from '../src/store/migrate.js';
 import { createOrg } from '../src/store/tenancy.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { ensureScenarios, loadForecastInput, orgMeta } from '../src/store/queries/forecast.js';
-import { prepareForecast, projectForecast } from '../src/domain/forecast/engine.js';
+import { prepareForecast } from '../src/domain/forecast/engine.js';
+import { projectForecast } from '../src/domain/forecast/project.js';
 import { createKey } from '../src/store/tenancy.js';
 import { SCOPES } from '../src/domain/scopes.js';
 

@@ -20,7 +20,8 @@ import { insertSynthetic, syntheticLedger, type SyntheticLedger } from '../src/b
 import { backtestLedger, runBacktest, type BacktestResult } from '../src/backtest/index.js';
 import { indexLedger, inputAt } from '../src/backtest/replay.js';
 import { loadRawLedger, orgMeta, type RawLedger } from '../src/store/queries/forecast.js';
-import { prepareForecast, projectForecast } from '../src/domain/forecast/engine.js';
+import { prepareForecast } from '../src/domain/forecast/engine.js';
+import { projectForecast } from '../src/domain/forecast/project.js';
 import { median } from '../src/domain/forecast/behaviour.js';
 import { isCanonical, dec } from '../src/domain/money.js';
 import { toDay } from '../src/domain/forecast/days.js';

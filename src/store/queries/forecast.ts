@@ -27,7 +27,7 @@ import type {
   ScenarioAdjustments,
   ScenarioKind,
 } from '../../domain/forecast/types.js';
-import { DEFAULT_SCENARIO_ADJUSTMENTS } from '../../domain/forecast/engine.js';
+import { DEFAULT_SCENARIO_ADJUSTMENTS } from '../../domain/forecast/project.js';
 import { cashPosition } from '../../domain/forecast/opening.js';
 import { AGEING_BANDS, type AgeingBand, type ArAgeing } from '../../domain/forecast/daily.js';
 import { base, HISTORY_DAYS, loadHistory, loadOpenItems } from './forecast-items.js';
