@@ -26,7 +26,8 @@ import { recomputeForecast } from '../src/jobs/forecast.js';
 import { loadForecastInput } from '../src/store/queries/forecast-input.js';
 import { orgMeta } from '../src/store/queries/organisation.js';
 import { ensureScenarios } from '../src/store/queries/scenarios.js';
-import { prepareForecast, projectForecast } from '../src/domain/forecast/engine.js';
+import { prepareForecast } from '../src/domain/forecast/engine.js';
+import { projectForecast } from '../src/domain/forecast/project.js';
 import { createKey } from '../src/store/tenancy.js';
 import { SCOPES } from '../src/domain/scopes.js';
 

@@ -21,7 +21,8 @@ import { backtestLedger, runBacktest, type BacktestResult } from '../src/backtes
 import { indexLedger, inputAt } from '../src/backtest/replay.js';
 import { orgMeta } from '../src/store/queries/organisation.js';
 import { loadRawLedger, type RawLedger } from '../src/store/queries/raw-ledger.js';
-import { prepareForecast, projectForecast } from '../src/domain/forecast/engine.js';
+import { prepareForecast } from '../src/domain/forecast/engine.js';
+import { projectForecast } from '../src/domain/forecast/project.js';
 import { median } from '../src/domain/forecast/behaviour.js';
 import { isCanonical, dec } from '../src/domain/money.js';
 import { toDay } from '../src/domain/forecast/days.js';

@@ -7,14 +7,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { D, dec, isCanonical } from '../src/domain/money.js';
 import { addDays } from '../src/domain/calendar.js';
-import {
-  DEFAULT_SCENARIO_ADJUSTMENTS,
-  ENGINE_VERSION,
-  forEachOpenReceivable,
-  prepareForecast,
-  projectForecast,
-  runForecast,
-} from '../src/domain/forecast/engine.js';
+import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
+import { DEFAULT_SCENARIO_ADJUSTMENTS, ENGINE_VERSION, forEachOpenReceivable, projectForecast } from '../src/domain/forecast/project.js';
 import { matchPurchaseOrders } from '../src/domain/forecast/purchase-orders.js';
 import { cashPosition } from '../src/domain/forecast/opening.js';
 import { readPayload } from '../src/store/queries/forecast-snapshots.js';

@@ -21,7 +21,8 @@ import { loadHistory, loadLedgerItems, loadOpenItems } from '../src/store/querie
 import { countsMedian, countsQuantiles, RECENT, summariseHistory } from '../src/domain/forecast/history.js';
 import type { Counts } from '../src/domain/forecast/types.js';
 import { median } from '../src/domain/forecast/behaviour.js';
-import { DEFAULT_SCENARIO_ADJUSTMENTS, prepareForecast, projectForecast } from '../src/domain/forecast/engine.js';
+import { prepareForecast } from '../src/domain/forecast/engine.js';
+import { DEFAULT_SCENARIO_ADJUSTMENTS, projectForecast } from '../src/domain/forecast/project.js';
 import type { LedgerItem } from '../src/domain/forecast/types.js';
 
 const expand = (c: Counts) => [...c].flatMap(([v, n]) => Array<number>(n).fill(v));

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../src/domain/calendar.js';
-import { prepareForecast, projectForecast } from '../src/domain/forecast/engine.js';
+import { prepareForecast } from '../src/domain/forecast/engine.js';
+import { projectForecast } from '../src/domain/forecast/project.js';
 import type { AgentNote, ForecastInput, LedgerItem } from '../src/domain/forecast/types.js';
 
 const NOW = new Date('2026-12-09T00:00:00Z');

@@ -12,7 +12,7 @@
 import { D, dec, type Dec } from '../domain/money.js';
 import { median, MIN_OWN_HISTORY } from '../domain/forecast/behaviour.js';
 import { mondayOf, toDay } from '../domain/forecast/days.js';
-import { WEEKS } from '../domain/forecast/engine.js';
+import { WEEKS } from '../domain/forecast/project.js';
 import type { ForecastInput } from '../domain/forecast/types.js';
 
 export interface BaselineWeek {

@@ -13,7 +13,7 @@
  */
 import { canonical, D, dec, type Dec } from '../domain/money.js';
 import { fromDay, mondayOf, toDay } from '../domain/forecast/days.js';
-import { WEEKS } from '../domain/forecast/engine.js';
+import { WEEKS } from '../domain/forecast/project.js';
 import type { ForecastInput, LedgerItem } from '../domain/forecast/types.js';
 import type { RawLedger } from '../store/queries/raw-ledger.js';
 

@@ -7,7 +7,8 @@
  */
 import type { Db } from '../store/db.js';
 import { dateIn } from '../domain/calendar.js';
-import { prepareForecast, projectForecast } from '../domain/forecast/engine.js';
+import { prepareForecast } from '../domain/forecast/engine.js';
+import { projectForecast } from '../domain/forecast/project.js';
 import type { ForecastPayload } from '../domain/forecast/types.js';
 import { loadForecastInput } from '../store/queries/forecast-input.js';
 import { saveSuppression, storeSnapshots } from '../store/queries/forecast-snapshots.js';

@@ -65,6 +65,9 @@ export function isPositive(a: Amount): boolean {
   return toDec(a).gt(0);
 }
 
+/** The amount as a float: for statistics only, never for money. */
+export const toF = (a: Amount) => a.cents / 100 + (a.extra ? a.extra.toNumber() : 0);
+
 /** a + b, exact. */
 export function add(a: Amount, b: Amount): Amount {
   const c = a.cents + b.cents;

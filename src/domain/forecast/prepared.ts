@@ -1,6 +1,6 @@
 /**
  * What the forecast engine's preparation step produces and its projection
- * and the insight engine read (engine.ts, ../insights/engine.ts): the parsed
+ * and the insight engine read (engine.ts, project.ts, ../insights/engine.ts): the parsed
  * documents, the behaviour models and the predictions, as types only.
  */
 import type { Amount } from './cents.js';

@@ -8,7 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db.js';
 import * as s from '../schema.js';
 import type { Scenario, ScenarioAdjustments, ScenarioKind } from '../../domain/forecast/types.js';
-import { DEFAULT_SCENARIO_ADJUSTMENTS } from '../../domain/forecast/engine.js';
+import { DEFAULT_SCENARIO_ADJUSTMENTS } from '../../domain/forecast/project.js';
 import { isManualItem } from './manual-items.js';
 
 const BUILT_IN: { kind: 'BASE' | 'BEST' | 'WORST'; name: string }[] = [

@@ -1,0 +1,127 @@
+/**
+ * Customers' repeat purchases (docs/forecast.md, "What goes into the weeks"):
+ * per customer, a renewal (hazard) model of the time between its orders, times
+ * its recent seasonally-adjusted order value, paid after its terms plus its
+ * delay quantiles; and the run-rate of first and second orders (new
+ * customers). Also learns the seasonality of order sizes.
+ */
+import { median, MIN_OWN_HISTORY } from './behaviour.js';
+import { churnPerGap, estimateChurnRate } from './churn.js';
+import { cmpStr } from './compare.js';
+import { monthOf } from './days.js';
+import { countsQuantiles } from './history.js';
+import type { DailyPrediction } from './prepared.js';
+import { gapModel, renewalDensity } from './renewal.js';
+import { newCustomersPrediction, RUN_RATE_WINDOW } from './run-rate.js';
+import { orderSeasonality } from './seasonality.js';
+import type { Terms } from './terms.js';
+import type { LedgerHistory } from './types.js';
+
+interface OrderEv {
+  day: number;
+  value: number;
+  accountId: string | null;
+}
+
+/** What every customer's model shares. */
+interface CustomerContext {
+  asOf: number;
+  end: number;
+  churnRate: number;
+  season: number[];
+  terms: Terms;
+  /** Quantiles of the organisation's delays (0 without five paid invoices). */
+  orgQuantiles: number[];
+}
+
+/**
+ * Adds the customers' predicted purchases (all but the `scheduled` ones) and
+ * the new customers' run-rate to `daily`; returns the seasonal index per
+ * calendar month (all 1 under 24 complete months of sales).
+ */
+export function predictCustomers(
+  history: LedgerHistory,
+  terms: Terms,
+  scheduled: ReadonlySet<string>,
+  seasonalityMonths: number,
+  asOf: number,
+  end: number,
+  daily: DailyPrediction[],
+): number[] {
+  // Orders per customer and day (history.ts); each carries the account of the customer's latest invoice.
+  const customers = [...history.orders.keys()].sort(cmpStr);
+  const merged = new Map<string, OrderEv[]>();
+  for (const c of customers) {
+    const { days, totals, accountId } = history.orders.get(c)!;
+    merged.set(c, days.map((day, i) => ({ day, value: parseFloat(totals[i]!) || 0, accountId })));
+  }
+  const churnRate = estimateChurnRate(merged, asOf);
+  const season = seasonalityMonths >= 24 ? orderSeasonality(merged, asOf) : Array<number>(12).fill(1);
+  const orgQuantiles = terms.arDelayCount >= 5 ? countsQuantiles(history.arDelays) : [0, 0, 0, 0, 0];
+  const ctx: CustomerContext = { asOf, end, churnRate, season, terms, orgQuantiles };
+  const unmodelled: number[] = [];
+  let unmodelledAccount: string | null = null;
+  for (const c of customers) {
+    if (scheduled.has(c)) continue;
+    const list = merged.get(c)!;
+    // Orders that no renewal could have predicted (a customer's first and second): the run-rate's share.
+    for (let i = 0; i < Math.min(2, list.length); i++) {
+      if (asOf - list[i]!.day <= RUN_RATE_WINDOW && list[i]!.day < asOf) {
+        unmodelled.push(list[i]!.value / season[monthOf(list[i]!.day)]!);
+        unmodelledAccount ??= list[i]!.accountId;
+      }
+    }
+    const p = repeatPurchases(c, list, ctx);
+    if (p) daily.push(p);
+  }
+  const newCustomers = newCustomersPrediction(unmodelled, unmodelledAccount, season, orgQuantiles, terms.orgArTerms, asOf, end);
+  if (newCustomers) daily.push(newCustomers);
+  return season;
+}
+
+/** A customer's expected purchases after its last order (renewal model); null without a model or anything expected. */
+function repeatPurchases(c: string, list: readonly OrderEv[], ctx: CustomerContext): DailyPrediction | null {
+  const { asOf, end, season } = ctx;
+  if (list.length < 2) return null;
+  const gaps: number[] = [];
+  for (let i = Math.max(1, list.length - 13); i < list.length; i++) gaps.push(list[i]!.day - list[i - 1]!.day);
+  const model = gapModel(gaps);
+  if (!model) return null;
+  const last = list[list.length - 1]!;
+  const base = Math.max(last.day, asOf);
+  const H = end - base;
+  if (H <= 0) return null;
+  const m = renewalDensity(model, base - last.day, H, churnPerGap(ctx.churnRate, median(gaps)));
+  const recent = list.slice(-6);
+  let norm = 0;
+  for (const o of recent) norm += o.value / season[monthOf(o.day)]!;
+  const level = norm / recent.length;
+  const values = new Float64Array(H + 1);
+  let any = false;
+  for (let u = 1; u <= H; u++) {
+    if (m[u]! <= 1e-7) continue;
+    values[u] = m[u]! * level * season[monthOf(base + u)]!;
+    any = true;
+  }
+  if (!any) return null;
+  const own = ctx.terms.customerDelays.get(c) ?? [];
+  const terms = ctx.terms.arTerms.get(c) ?? ctx.terms.orgArTerms;
+  const lags = (own.length >= MIN_OWN_HISTORY ? delayQuantiles(own) : ctx.orgQuantiles).map((d) => Math.max(0, terms + d));
+  return {
+    id: `predicted:${c}`,
+    inflow: true,
+    base,
+    values,
+    lag: lags[2]!,
+    lags,
+    customer: true,
+    accountId: last.accountId,
+  };
+}
+
+/** The 10th, 30th, 50th, 70th and 90th percentiles of delays (whole days). */
+function delayQuantiles(delays: readonly number[]): number[] {
+  const sorted = [...delays].sort((a, b) => a - b);
+  const n = sorted.length;
+  return [0.1, 0.3, 0.5, 0.7, 0.9].map((q) => sorted[Math.min(n - 1, Math.floor(q * n))]!);
+}

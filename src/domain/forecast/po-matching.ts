@@ -1,0 +1,52 @@
+/**
+ * Purchase orders in the preparation (spec 3; purchase-orders.ts matches
+ * them): which orders a bill already covers, and the expected arrival of the
+ * orders still open, per supplier.
+ */
+import { matchPurchaseOrders, type SuppressedReason } from './purchase-orders.js';
+import { toDay } from './days.js';
+import type { ForecastInput, LedgerItem, PurchaseOrder } from './types.js';
+
+/** The orders' matches (null: not matched), among the bills that can match (only bills naming an order, or of an ordering supplier). */
+export function matchedOrders(input: ForecastInput): Map<string, SuppressedReason | null> {
+  const poKeys = new Set<string>();
+  const poContacts = new Set<string>();
+  // A bill can match by contact and amount only within [order - 7 days, order + 120 days] (purchase-orders.ts): bills outside every order's window are not candidates.
+  let poFirst = Infinity;
+  let poLast = -Infinity;
+  for (const po of input.purchaseOrders) {
+    if (po.status === 'DELETED') continue;
+    for (const k of [po.number, po.reference]) if (k && k.trim()) poKeys.add(k.trim().toLowerCase());
+    if (po.contactId) {
+      poContacts.add(po.contactId);
+      const d = toDay(po.issueDate ?? po.deliveryDate ?? po.expectedArrivalDate ?? '1970-01-01');
+      if (d < poFirst) poFirst = d;
+      if (d > poLast) poLast = d;
+    }
+  }
+  const inWindow = (i: LedgerItem) => {
+    const d = toDay(i.issueDate ?? i.dueDate ?? '1970-01-01');
+    return d >= poFirst - 7 && d <= poLast + 120;
+  };
+  const candidateBills = input.purchaseOrders.length
+    ? input.items.filter(
+        (i) =>
+          i.kind === 'AP' &&
+          ((i.contactId !== null && poContacts.has(i.contactId) && inWindow(i)) || (i.reference !== null && poKeys.has(i.reference.trim().toLowerCase()))),
+      )
+    : [];
+  return matchPurchaseOrders(input.purchaseOrders, candidateBills);
+}
+
+/** Per supplier: the latest expected day of its open, unmatched AUTHORISED orders (a bill is expected after it). */
+export function openOrderDays(purchaseOrders: readonly PurchaseOrder[], poReasons: Map<string, SuppressedReason | null>): Map<string, number> {
+  const openPoDays = new Map<string, number>();
+  for (const po of purchaseOrders) {
+    if (po.status !== 'AUTHORISED' || poReasons.get(po.id) || !po.contactId) continue;
+    const d = po.expectedArrivalDate ?? po.deliveryDate ?? po.issueDate;
+    if (!d) continue;
+    const day = toDay(d);
+    openPoDays.set(po.contactId, Math.max(openPoDays.get(po.contactId) ?? -Infinity, day));
+  }
+  return openPoDays;
+}

@@ -1,0 +1,40 @@
+/**
+ * The ledger's own schedules (repeating invoices and bills, schedules.ts;
+ * docs/forecast.md#schedules): known future documents, placed as points on
+ * their due day plus the contact's usual delay. A contact with one is not
+ * also projected from its detected pattern (orders, bills, bank transactions).
+ */
+import { median, MIN_OWN_HISTORY } from './behaviour.js';
+import { amountOf, isPositive } from './cents.js';
+import type { PointPrediction } from './prepared.js';
+import { isGenerating, scheduleOccurrences, scheduledDueDay, type RepeatingSchedule } from './schedules.js';
+import type { Terms } from './terms.js';
+
+/** The contacts with a generating schedule. */
+export interface ScheduledContacts {
+  customers: Set<string>;
+  suppliers: Set<string>;
+}
+
+/** Adds the schedules' documents from `asOf` to `end` to `points`. */
+export function scheduledPoints(schedules: readonly RepeatingSchedule[], terms: Terms, asOf: number, end: number, points: PointPrediction[]): ScheduledContacts {
+  const customers = new Set<string>();
+  const suppliers = new Set<string>();
+  for (const sch of schedules) {
+    if (!isGenerating(sch)) continue;
+    const amount = amountOf(sch.total);
+    if (!isPositive(amount)) continue;
+    const ar = sch.kind === 'AR';
+    const c = sch.contactId;
+    let delay = terms.orgBillDelay;
+    if (ar) {
+      const own = c ? (terms.customerDelays.get(c) ?? []) : [];
+      delay = own.length >= MIN_OWN_HISTORY ? median(own.slice(-12)) : terms.orgArDelayMedian;
+    }
+    for (const d of scheduleOccurrences(sch, asOf, end)) {
+      points.push({ id: `scheduled:${sch.id}`, inflow: ar, day: scheduledDueDay(sch, d) + delay, amount, accountId: sch.accountId, statistical: false, customer: ar });
+    }
+    if (c) (ar ? customers : suppliers).add(c);
+  }
+  return { customers, suppliers };
+}

@@ -1,0 +1,50 @@
+/**
+ * Monthly sales (the insight engine's facts) and the seasonality of order
+ * sizes (docs/forecast.md#seasonality).
+ */
+import { monthIndex, monthKey, monthOf } from './days.js';
+import type { Facts } from './prepared.js';
+import type { LedgerHistory } from './types.js';
+
+/** Invoiced per month, the complete months of history, and the receipts of the last 28 days. */
+export function salesFacts(history: LedgerHistory, asOf: number): Pick<Facts, 'monthlyRevenue' | 'seasonalityMonths' | 'receiptsLast28'> {
+  const receiptsLast28 = parseFloat(history.receiptsLast28) || 0;
+  const monthlyRevenue = new Map<string, number>();
+  for (const [mi, total] of history.monthlyRevenue) monthlyRevenue.set(monthKey(mi), parseFloat(total));
+  const seasonalityMonths = [...history.monthlyRevenue.keys()].filter((k) => k < monthIndex(asOf)).length;
+  return { monthlyRevenue, seasonalityMonths, receiptsLast28 };
+}
+
+/**
+ * Monthly seasonality of order sizes, from customers with at least three
+ * orders: each order's value over its customer's mean order value, averaged
+ * per calendar month (so a changing customer mix or growth does not pass for
+ * a season), shrunk toward 1 by n / (n + 30) orders and by years / (years + 1)
+ * of history, normalised to mean 1. Used only with 24 complete months.
+ */
+export function orderSeasonality(orders: Map<string, { day: number; value: number }[]>, asOf: number): number[] {
+  const sum = Array<number>(12).fill(0);
+  const n = Array<number>(12).fill(0);
+  let first = asOf;
+  for (const list of orders.values()) {
+    if (list.length < 3) continue;
+    const mean = list.reduce((a, o) => a + o.value, 0) / list.length;
+    if (!(mean > 0)) continue;
+    for (const o of list) {
+      if (o.day >= asOf) continue;
+      first = Math.min(first, o.day);
+      const m = monthOf(o.day);
+      sum[m]! += o.value / mean;
+      n[m]! += 1;
+    }
+  }
+  const years = (asOf - first) / 365;
+  const yearWeight = years / (years + 1);
+  const raw = sum.map((s, m) => {
+    if (n[m] === 0) return 1;
+    const w = (n[m]! / (n[m]! + 30)) * yearWeight;
+    return w * (s / n[m]!) + (1 - w);
+  });
+  const norm = raw.reduce((a, b) => a + b, 0) / 12;
+  return raw.map((x) => x / norm);
+}

@@ -1,0 +1,225 @@
+/**
+ * Suppliers' bills and bank transactions as series (docs/forecast.md, "What
+ * goes into the weeks"): a series with a calendar cadence is projected by its
+ * next occurrences (recurring.ts), a frequent one without a cadence by its
+ * renewal model (renewal.ts), and the recent events of the rest join the
+ * run-rates of other bills, receipts and spending (run-rate.ts).
+ */
+import { median } from './behaviour.js';
+import { amountOf, isPositive, toDec, toF, type Amount } from './cents.js';
+import { churnPerGap, SERIES_STOP_RATE } from './churn.js';
+import { cmpStr } from './compare.js';
+import { toDay } from './days.js';
+import { LOOKBACK } from './history.js';
+import { openOrderDays } from './po-matching.js';
+import type { DailyPrediction, PointPrediction } from './prepared.js';
+import type { SuppressedReason } from './purchase-orders.js';
+import { detectCadence, isActive, nextOccurrences } from './recurring.js';
+import { gapModel, renewalDensity } from './renewal.js';
+import { RUN_RATE_WINDOW, runRatePrediction } from './run-rate.js';
+import type { Terms } from './terms.js';
+import type { BankTxn, ForecastInput, LedgerHistory } from './types.js';
+
+/** A series without a calendar cadence is projected by its renewal model when it had this many events in the last 180 days. */
+const FREQUENT_EVENTS = 6;
+
+interface Ev {
+  day: number;
+  amount: Amount;
+  accountId: string | null;
+}
+
+interface Series {
+  inflow: boolean;
+  /** Days from an event to its cash (bills: terms plus the organisation's delay). */
+  lag: number;
+  events: Ev[];
+  bill: boolean;
+}
+
+/** A series' events added up per day, in day order. */
+interface ByDay {
+  days: number[];
+  amounts: Ev[];
+}
+
+/** What every series' projection shares: the horizon and where predictions go. */
+interface SeriesContext {
+  asOf: number;
+  end: number;
+  daily: DailyPrediction[];
+  points: PointPrediction[];
+}
+
+/** The recent events' values of the series no model projects, with the first account seen. */
+interface Rest {
+  values: number[];
+  accountId: string | null;
+}
+
+/**
+ * Adds the predictions of the bills' and bank transactions' series to `out`
+ * (the `scheduled` suppliers' bills left out: their schedules predict them),
+ * then the run-rates of the rest.
+ */
+export function predictSeries(
+  input: ForecastInput,
+  history: LedgerHistory,
+  terms: Terms,
+  scheduled: ReadonlySet<string>,
+  poReasons: Map<string, SuppressedReason | null>,
+  ctx: SeriesContext,
+): void {
+  const { asOf, end } = ctx;
+  const series = collectSeries(history, input.bankTxns, terms, scheduled, asOf);
+  const openPoDays = openOrderDays(input.purchaseOrders, poReasons);
+  const billContacts = new Set<string>(scheduled);
+  const bills: Rest = { values: [], accountId: null };
+  const bankIn: Rest = { values: [], accountId: null };
+  const bankOut: Rest = { values: [], accountId: null };
+  // Bill series first: a contact whose bills recur is not also projected from its bank transactions.
+  const seriesOrder = [...series.keys()].sort((a, b) => (a.startsWith('bill:') === b.startsWith('bill:') ? cmpStr(a, b) : a.startsWith('bill:') ? -1 : 1));
+  for (const key of seriesOrder) {
+    const s = series.get(key)!;
+    const contact = s.bill ? key.slice(5) : null;
+    if (!s.bill && key.split(':')[2] && billContacts.has(key.split(':')[2]!)) continue;
+    const events = byDay(s.events);
+    const poDay = contact ? openPoDays.get(contact) : undefined;
+    if (cadencePoints(key, s, events, poDay, ctx) || renewalSeries(key, s, events, poDay, ctx)) {
+      if (contact) billContacts.add(contact);
+      continue;
+    }
+    // Not modelled: its recent events join the run-rate of the rest.
+    const rest = s.bill ? bills : s.inflow ? bankIn : bankOut;
+    for (const e of events.amounts) {
+      if (asOf - e.day > RUN_RATE_WINDOW) continue;
+      rest.values.push(toF(e.amount));
+      rest.accountId ??= e.accountId;
+    }
+  }
+  const runRate = (id: string, rest: Rest, inflow: boolean, lag: number) => {
+    const r = runRatePrediction(id, rest.values, inflow, lag, rest.accountId, asOf, end);
+    if (r) ctx.daily.push(r);
+  };
+  runRate('predicted:other-bills', bills, false, terms.orgApTerms + terms.orgBillDelay);
+  runRate('predicted:other-receipts', bankIn, true, 0);
+  runRate('predicted:other-spending', bankOut, false, 0);
+}
+
+/** The series: bills per supplier (history.ts), bank transactions per direction, contact (or reference) and account. */
+function collectSeries(history: LedgerHistory, bankTxns: readonly BankTxn[], terms: Terms, scheduled: ReadonlySet<string>, asOf: number): Map<string, Series> {
+  const series = new Map<string, Series>();
+  const push = (key: string, inflow: boolean, lag: number, bill: boolean, ev: Ev) => {
+    const s = series.get(key);
+    if (s) s.events.push(ev);
+    else series.set(key, { inflow, lag, events: [ev], bill });
+  };
+  // Bills per supplier and day (history.ts), with the account of the supplier's latest bill.
+  for (const [c, { days, totals, accountId }] of history.bills) {
+    if (scheduled.has(c)) continue;
+    const lag = (terms.apTerms.get(c) ?? terms.orgApTerms) + terms.orgBillDelay;
+    days.forEach((day, i) => push(`bill:${c}`, false, lag, true, { day, amount: amountOf(totals[i]!), accountId }));
+  }
+  for (const t of bankTxns) {
+    const day = toDay(t.date);
+    if (day > asOf || asOf - day > LOOKBACK) continue;
+    const a = amountOf(t.amount);
+    const inflow = isPositive(a);
+    const who = t.contactId ?? `ref:${normRef(t.reference)}`;
+    push(`bank:${inflow ? 'in' : 'out'}:${who}:${t.accountId ?? ''}`, inflow, 0, false, {
+      day,
+      amount: inflow ? a : { cents: -a.cents || 0, extra: a.extra ? a.extra.neg() : null },
+      accountId: t.accountId,
+    });
+  }
+  return series;
+}
+
+/** Sorts the events by day (in place) and adds up those of the same day. */
+function byDay(events: Ev[]): ByDay {
+  events.sort((a, b) => a.day - b.day);
+  const days: number[] = [];
+  const amounts: Ev[] = [];
+  for (const e of events) {
+    if (days.length && days[days.length - 1] === e.day) {
+      const prev = amounts[amounts.length - 1]!;
+      amounts[amounts.length - 1] = { ...prev, amount: addAmounts(prev.amount, e.amount) };
+    } else {
+      days.push(e.day);
+      amounts.push(e);
+    }
+  }
+  return { days, amounts };
+}
+
+/** A series with an active calendar cadence: its next occurrences as points (true), else nothing (false). */
+function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext): boolean {
+  const { asOf, end } = ctx;
+  const match = detectCadence(days);
+  if (!match || !isActive(days[days.length - 1]!, asOf, match.period)) return false;
+  const lastEv = amounts[amounts.length - 1]!;
+  const recent = amounts
+    .slice(-3)
+    .map((e) => ({ day: e.day, amount: e.amount }))
+    .sort((a, b) => toDec(a.amount).comparedTo(toDec(b.amount)) || a.day - b.day);
+  const amount = recent[(recent.length - 1) >> 1]!.amount;
+  // Cash moves `lag` days after the event; an event after the last known one (a bill or an open order).
+  const anchor = [...days];
+  if (poDay !== undefined && poDay > anchor[anchor.length - 1]!) anchor.push(poDay);
+  for (const d of nextOccurrences(anchor, match, asOf, end - s.lag)) {
+    ctx.points.push({
+      id: `recurring:${key}`,
+      inflow: s.inflow,
+      day: d + s.lag,
+      amount,
+      accountId: lastEv.accountId,
+      statistical: false,
+    });
+  }
+  return true;
+}
+
+/**
+ * A frequent series without a cadence, still going (its last known event,
+ * a bill or an open order, within three median gaps): its renewal model's
+ * expected amounts (true, even when none falls in the horizon), else nothing
+ * (false).
+ */
+function renewalSeries(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext): boolean {
+  const { asOf, end } = ctx;
+  const recentEvents = days.filter((d) => asOf - d <= 180).length;
+  if (recentEvents < FREQUENT_EVENTS) return false;
+  const lastKnown = Math.max(days[days.length - 1]!, poDay ?? -Infinity);
+  const gaps: number[] = [];
+  for (let i = Math.max(1, days.length - 13); i < days.length; i++) gaps.push(days[i]! - days[i - 1]!);
+  const model = gapModel(gaps);
+  const med = median(gaps);
+  if (!(model && asOf - lastKnown <= 3 * Math.max(med, 7))) return false;
+  const base = Math.max(lastKnown, asOf);
+  const H = end - base;
+  if (H > 0) {
+    const m = renewalDensity(model, base - lastKnown, H, churnPerGap(SERIES_STOP_RATE, med));
+    const recent = amounts.slice(-6);
+    const level = recent.reduce((a, e) => a + toF(e.amount), 0) / recent.length;
+    const values = new Float64Array(H + 1);
+    for (let u = 1; u <= H; u++) values[u] = m[u]! * level;
+    const lastEv = amounts[amounts.length - 1]!;
+    ctx.daily.push({ id: `recurring:${key}`, inflow: s.inflow, base, values, lag: s.lag, customer: false, accountId: lastEv.accountId });
+  }
+  return true;
+}
+
+function addAmounts(a: Amount, b: Amount): Amount {
+  const c = a.cents + b.cents;
+  if (Number.isSafeInteger(c) && !a.extra && !b.extra) return { cents: c, extra: null };
+  return amountOf(toDec(a).plus(toDec(b)));
+}
+
+function normRef(s: string | null): string {
+  return (s ?? '')
+    .toLowerCase()
+    .replace(/[0-9]+/g, '#')
+    .replace(/[^a-z#]+/g, ' ')
+    .trim()
+    .slice(0, 40);
+}
