@@ -23,7 +23,7 @@ import type { Db } from '../store/db.js';
 import { type BatchWritten, LedgerWriteError, withLedgerLock, writeLedgerBatch } from '../store/ledger-write.js';
 import { insertImportRun, orgLedgerInfo } from '../store/queries/connections.js';
 import { JsonSyntaxError, parseXeroJson } from './xero/json.js';
-import { emptyBatch, mapPage, RESOURCES, recordsOf, type Resource, XeroRecordError } from './map.js';
+import { emptyBatch, mapPage, RESOURCES, recordsOf, type Resource, XeroRecordError } from './map/page.js';
 
 export class ImportError extends Error {
   constructor(message: string) {

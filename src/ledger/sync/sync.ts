@@ -1,7 +1,7 @@
 /**
  * The live ledger sync of one organisation (docs/sync.md): an incremental
  * pull from its Xero connection into the store, through the importer's
- * mapping (src/ledger/map.ts) and writers (src/store/ledger-write.ts).
+ * mapping (src/ledger/map/) and writers (src/store/ledger-write.ts).
  *
  * - Watermark per resource (`sync_watermarks`): `modified_since` (W) and
  *   `next_page` (p). Paged resources are asked for `If-Modified-Since: W`,
@@ -36,7 +36,8 @@ import {
   upsertConnection,
   usableConnections,
 } from '../../store/queries/connections.js';
-import { mapPage, recordsOf, type MapContext, type Resource, XeroRecordError } from '../map.js';
+import { mapPage, recordsOf, type Resource, XeroRecordError } from '../map/page.js';
+import type { MapContext } from '../map/shared.js';
 import type { LedgerBatch } from '../../store/rows.js';
 import { parseXeroTimestamp } from '../xero/dates.js';
 import { XeroClient, type XeroClientOptions, XeroError } from './client.js';
