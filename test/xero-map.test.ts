@@ -3,24 +3,16 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  cashStatus,
-  discountFraction,
-  mapAccount,
-  mapBankSummary,
-  mapBankTransaction,
-  mapContact,
-  mapCreditNote,
-  mapInvoice,
-  mapJournal,
-  mapOrganisation,
-  mapPage,
-  mapPayment,
-  mapPrepaidCredit,
-  mapPurchaseOrder,
-  mapRepeatingInvoice,
-  XeroRecordError,
-} from '../src/ledger/map.js';
+import { mapBankSummary, mapBankTransaction } from '../src/ledger/map/bank.js';
+import { mapCreditNote, mapPrepaidCredit } from '../src/ledger/map/credits.js';
+import { mapInvoice } from '../src/ledger/map/invoices.js';
+import { mapJournal } from '../src/ledger/map/journals.js';
+import { mapAccount, mapContact, mapOrganisation } from '../src/ledger/map/organisation.js';
+import { mapPage, XeroRecordError } from '../src/ledger/map/page.js';
+import { mapPayment } from '../src/ledger/map/payments.js';
+import { mapPurchaseOrder } from '../src/ledger/map/purchase-orders.js';
+import { mapRepeatingInvoice } from '../src/ledger/map/repeating-invoices.js';
+import { cashStatus, discountFraction } from '../src/ledger/map/shared.js';
 import { XeroValidationError } from '../src/ledger/xero/errors.js';
 import { decimalOf } from '../src/ledger/xero/fields.js';
 import { markLongNumbers, parseXeroJson } from '../src/ledger/xero/json.js';

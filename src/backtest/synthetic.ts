@@ -14,7 +14,7 @@
 import { Rng } from '../domain/random.js';
 import type { Db } from '../store/db.js';
 import type { LedgerRows } from '../store/rows.js';
-import { insertLedgerRows } from '../store/ledger-write.js';
+import { insertLedgerRows } from '../store/ledger-write/whole-ledger.js';
 import { fromDay, toDay } from '../domain/forecast/days.js';
 
 export type Habit = 'prompt' | 'early' | 'late' | 'very_late' | 'erratic';

@@ -13,17 +13,19 @@
  * is an error unless the caller accepts the ledger's. Every file is read and validated first; then everything is
  * written in one transaction, so a bad record rejects the whole run (an
  * ImportError naming the file, the record and the field) and writes nothing.
- * Re-importing is idempotent and loses nothing (src/store/ledger-write.ts).
+ * Re-importing is idempotent and loses nothing (src/store/ledger-write/).
  * docs/import.md has the mapping and the rules.
  */
 import { randomUUID } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../store/db.js';
-import { type BatchWritten, LedgerWriteError, withLedgerLock, writeLedgerBatch } from '../store/ledger-write.js';
+import { type BatchWritten, writeLedgerBatch } from '../store/ledger-write/batch.js';
+import { LedgerWriteError } from '../store/ledger-write/common.js';
+import { withLedgerLock } from '../store/ledger-write/lock.js';
 import { insertImportRun, orgLedgerInfo } from '../store/queries/connections.js';
 import { JsonSyntaxError, parseXeroJson } from './xero/json.js';
-import { emptyBatch, mapPage, RESOURCES, recordsOf, type Resource, XeroRecordError } from './map.js';
+import { emptyBatch, mapPage, RESOURCES, recordsOf, type Resource, XeroRecordError } from './map/page.js';
 
 export class ImportError extends Error {
   constructor(message: string) {

@@ -1,6 +1,6 @@
 /**
- * The rows the ledger writer takes (src/store/ledger-write.ts): insert rows of
- * the ledger tables, and the batch the Xero mapping (src/ledger/map.ts) fills.
+ * The rows the ledger writer takes (src/store/ledger-write/): insert rows of
+ * the ledger tables, and the batch the Xero mapping (src/ledger/map/) fills.
  *
  * Conventions (the writer relies on them):
  * - `undefined` in a NOT NULL column means "this source does not carry it":

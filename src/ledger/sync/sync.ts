@@ -1,7 +1,7 @@
 /**
  * The live ledger sync of one organisation (docs/sync.md): an incremental
  * pull from its Xero connection into the store, through the importer's
- * mapping (src/ledger/map.ts) and writers (src/store/ledger-write.ts).
+ * mapping (src/ledger/map/) and writers (src/store/ledger-write/).
  *
  * - Watermark per resource (`sync_watermarks`): `modified_since` (W) and
  *   `next_page` (p). Paged resources are asked for `If-Modified-Since: W`,
@@ -25,7 +25,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../store/db.js';
-import { LedgerWriteError, withLedgerLock, writeLedgerBatch } from '../../store/ledger-write.js';
+import { writeLedgerBatch } from '../../store/ledger-write/batch.js';
+import { LedgerWriteError } from '../../store/ledger-write/common.js';
+import { withLedgerLock } from '../../store/ledger-write/lock.js';
 import {
   insertImportRun,
   ledgerConnection,
@@ -36,7 +38,8 @@ import {
   upsertConnection,
   usableConnections,
 } from '../../store/queries/connections.js';
-import { mapPage, recordsOf, type MapContext, type Resource, XeroRecordError } from '../map.js';
+import { mapPage, recordsOf, type Resource, XeroRecordError } from '../map/page.js';
+import type { MapContext } from '../map/shared.js';
 import type { LedgerBatch } from '../../store/rows.js';
 import { parseXeroTimestamp } from '../xero/dates.js';
 import { XeroClient, type XeroClientOptions, XeroError } from './client.js';
