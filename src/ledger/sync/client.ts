@@ -81,35 +81,52 @@ export class XeroError extends Error {
 
 const RETRYABLE = new Set<XeroErrorKind>(['server', 'timeout', 'network', 'malformed', 'rate_limited']);
 
-/** A counting semaphore plus a sliding one-minute window: Xero's per-tenant limits. */
+/** A call's place in the window: open while in flight, then stamped with the time its answer arrived. */
+interface WindowStamp {
+  at: number;
+  open: boolean;
+}
+
+/**
+ * A counting semaphore plus a sliding one-minute window: Xero's per-tenant
+ * limits. A call counts in the window until a full window after its answer
+ * arrived (not after it was sent): Xero counts a call when it receives it,
+ * which is between the two, so however long a request takes on the way the
+ * server never sees more calls in any window than the client allowed.
+ */
 export class RateGate {
   private active = 0;
   private waiting: (() => void)[] = [];
-  private stamps: number[] = [];
+  private stamps: WindowStamp[] = [];
   constructor(
     private readonly concurrent: number,
     private readonly perMinute: number,
-    /** The window (Xero: a minute); a margin is added so the server's own count never sees one too many. */
+    /** The window (Xero: a minute); a small margin is added for clock granularity. */
     private readonly windowMs = 60_000,
   ) {}
 
-  async acquire(): Promise<void> {
+  async acquire(): Promise<WindowStamp> {
     if (this.active >= this.concurrent) await new Promise<void>((r) => this.waiting.push(r));
     else this.active++;
     // Holding a slot: wait for room in the minute window.
+    const span = this.windowMs + Math.min(1000, this.windowMs / 20);
     for (;;) {
       const now = Date.now();
-      const span = this.windowMs + Math.min(1000, this.windowMs / 20);
-      while (this.stamps.length && this.stamps[0]! <= now - span) this.stamps.shift();
+      this.stamps = this.stamps.filter((s) => s.open || s.at > now - span);
       if (this.stamps.length < this.perMinute) {
-        this.stamps.push(now);
-        return;
+        const stamp = { at: now, open: true };
+        this.stamps.push(stamp);
+        return stamp;
       }
-      await sleep(this.stamps[0]! + span - now + 5);
+      // The first closed call to leave the window frees a place; with every counted call still in flight, look again shortly.
+      const closed = this.stamps.filter((s) => !s.open).map((s) => s.at);
+      await sleep(closed.length ? Math.max(1, Math.min(...closed) + span - now + 5) : 20);
     }
   }
 
-  release(): void {
+  release(stamp: WindowStamp): void {
+    stamp.open = false;
+    stamp.at = Date.now();
     const next = this.waiting.shift();
     if (next) next(); // the slot passes on
     else this.active--;
@@ -263,7 +280,7 @@ export class XeroClient {
    * most 3), others refused; the body read up to maxBytes within timeoutMs.
    */
   private async fetchJson(url: string, init: RequestInit & { headers: Record<string, string> }, identity = false): Promise<XeroResponse> {
-    if (!identity) await this.gate.acquire();
+    const stamp = identity ? null : await this.gate.acquire();
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), this.o.timeoutMs);
     try {
@@ -311,7 +328,7 @@ export class XeroClient {
       }
     } finally {
       clearTimeout(timer);
-      if (!identity) this.gate.release();
+      if (stamp) this.gate.release(stamp);
     }
   }
 
