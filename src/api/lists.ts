@@ -77,6 +77,36 @@ export function pageFields<T>(
   };
 }
 
+/** What every list query of the store takes beside its own filters. */
+export interface PageWindow {
+  orgId: string;
+  gate: boolean;
+  after: CursorPosition | null;
+  limit: number;
+  totals: boolean;
+}
+
+type PageResult = { next: CursorPosition | null; totalCount: number; redactedItemCount: number; totals?: unknown; totalsTruncated?: true };
+
+/**
+ * One page of a list: the caller's organisation and gate, the cursor checked
+ * against (organisation, endpoint, filters), the store query, and the paging
+ * fields of the answer.
+ */
+export async function listPage<R extends PageResult>(
+  c: Context<AppEnv>,
+  endpoint: string,
+  filters: Record<string, unknown>,
+  params: PagingParams,
+  query: (w: PageWindow) => Promise<R>,
+) {
+  const { orgId, gate } = listCaller(c);
+  const p = paging(c, orgId, endpoint, filters, params);
+  const r = await cursorSafe(query({ orgId, gate, after: p.after, limit: params.limit, totals: params.totals }));
+  // The totals keep the query's own type (R's), so the answer is typed by it.
+  return { r, fields: pageFields(params, p, r as R & { totals?: NonNullable<R['totals']> }) };
+}
+
 /** A store-level InvalidCursorError (a signed cursor whose position does not fit) is still a 400 invalid_cursor. */
 export async function cursorSafe<T>(work: Promise<T>): Promise<T> {
   try {

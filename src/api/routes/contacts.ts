@@ -16,7 +16,7 @@ import { getContact, listContacts } from '../../store/queries/contacts.js';
 import type { ApiApp, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
-import { cursorSafe, json, listCaller, notFoundResponse, pageFields, paging } from '../lists.js';
+import { json, listCaller, listPage, notFoundResponse } from '../lists.js';
 
 export const contactsRoute = agentRoute('READ_CONTACTS', {
   path: '/api/agent/contacts',
@@ -48,21 +48,9 @@ function today(c: Context<AppEnv>): string {
 export function registerContacts(app: ApiApp) {
   return app
     .openapi(contactsRoute, async (c) => {
-      const params = c.req.valid('query');
-      const { orgId, gate } = listCaller(c);
-      const p = paging(c, orgId, 'contacts', { type: params.type, sort: params.sort }, params);
-      const r = await cursorSafe(
-        listContacts(c.get('db'), {
-          orgId,
-          type: params.type,
-          sort: params.sort,
-          after: p.after,
-          limit: params.limit,
-          gate,
-          totals: params.totals,
-        }),
-      );
-      return c.json(withAlerts(c, { contacts: r.contacts, ...pageFields(params, p, r) }), 200);
+      const q = c.req.valid('query');
+      const { r, fields } = await listPage(c, 'contacts', { type: q.type, sort: q.sort }, q, (w) => listContacts(c.get('db'), { ...w, type: q.type, sort: q.sort }));
+      return c.json(withAlerts(c, { contacts: r.contacts, ...fields }), 200);
     })
     .openapi(contactRoute, async (c, next) => {
       const { id } = c.req.valid('param');

@@ -25,7 +25,7 @@ import { getPurchaseOrder, listPurchaseOrders } from '../../store/queries/purcha
 import type { ApiApp, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
-import { cursorSafe, json, listCaller, notFoundResponse, pageFields, paging } from '../lists.js';
+import { json, listCaller, listPage, notFoundResponse } from '../lists.js';
 
 // ---------------------------------------------------------------------------
 // Invoices and bills
@@ -53,22 +53,8 @@ export const billsRoute = agentRoute('READ_INVOICES', {
   responses: { 200: json(BillsResponse, 'A page of bills') },
 });
 
-async function itemPage(c: Context<AppEnv>, kind: 'invoices' | 'bills', params: ItemListParams) {
-  const { orgId, gate } = listCaller(c);
-  const p = paging(c, orgId, kind, itemFiltersForCursor(params.filters), params);
-  const r = await cursorSafe(
-    listItems(c.get('db'), {
-      orgId,
-      kind,
-      filters: params.filters,
-      after: p.after,
-      limit: params.limit,
-      lines: params.lines,
-      gate,
-      totals: params.totals,
-    }),
-  );
-  return { items: r.items, fields: pageFields(params, p, r) };
+function itemPage(c: Context<AppEnv>, kind: 'invoices' | 'bills', q: ItemListParams) {
+  return listPage(c, kind, itemFiltersForCursor(q.filters), q, (w) => listItems(c.get('db'), { ...w, kind, filters: q.filters, lines: q.lines }));
 }
 
 // ---------------------------------------------------------------------------
@@ -112,28 +98,17 @@ export const purchaseOrderRoute = agentRoute('READ_PURCHASE_ORDERS', {
 export function registerLedger(app: ApiApp) {
   return app
     .openapi(invoicesRoute, async (c) => {
-      const { items, fields } = await itemPage(c, 'invoices', c.req.valid('query'));
-      return c.json(withAlerts(c, { invoices: items, ...fields }), 200);
+      const { r, fields } = await itemPage(c, 'invoices', c.req.valid('query'));
+      return c.json(withAlerts(c, { invoices: r.items, ...fields }), 200);
     })
     .openapi(billsRoute, async (c) => {
-      const { items, fields } = await itemPage(c, 'bills', c.req.valid('query'));
-      return c.json(withAlerts(c, { bills: items, ...fields }), 200);
+      const { r, fields } = await itemPage(c, 'bills', c.req.valid('query'));
+      return c.json(withAlerts(c, { bills: r.items, ...fields }), 200);
     })
     .openapi(creditNotesRoute, async (c) => {
-      const params = c.req.valid('query');
-      const { orgId, gate } = listCaller(c);
-      const p = paging(c, orgId, 'credit-notes', itemFiltersForCursor(params.filters), params);
-      const r = await cursorSafe(
-        listCreditNotes(c.get('db'), {
-          orgId,
-          filters: params.filters,
-          after: p.after,
-          limit: params.limit,
-          gate,
-          totals: params.totals,
-        }),
-      );
-      return c.json(withAlerts(c, { creditNotes: r.items, ...pageFields(params, p, r) }), 200);
+      const q = c.req.valid('query');
+      const { r, fields } = await listPage(c, 'credit-notes', itemFiltersForCursor(q.filters), q, (w) => listCreditNotes(c.get('db'), { ...w, filters: q.filters }));
+      return c.json(withAlerts(c, { creditNotes: r.items, ...fields }), 200);
     })
     .openapi(creditNoteRoute, async (c) => {
       const { orgId, gate } = listCaller(c);
@@ -142,20 +117,9 @@ export function registerLedger(app: ApiApp) {
       return c.json(withAlerts(c, r), 200);
     })
     .openapi(purchaseOrdersRoute, async (c) => {
-      const params = c.req.valid('query');
-      const { orgId, gate } = listCaller(c);
-      const p = paging(c, orgId, 'purchase-orders', itemFiltersForCursor(params.filters), params);
-      const r = await cursorSafe(
-        listPurchaseOrders(c.get('db'), {
-          orgId,
-          filters: params.filters,
-          after: p.after,
-          limit: params.limit,
-          gate,
-          totals: params.totals,
-        }),
-      );
-      return c.json(withAlerts(c, { purchaseOrders: r.items, ...pageFields(params, p, r) }), 200);
+      const q = c.req.valid('query');
+      const { r, fields } = await listPage(c, 'purchase-orders', itemFiltersForCursor(q.filters), q, (w) => listPurchaseOrders(c.get('db'), { ...w, filters: q.filters }));
+      return c.json(withAlerts(c, { purchaseOrders: r.items, ...fields }), 200);
     })
     .openapi(purchaseOrderRoute, async (c) => {
       const { orgId, gate } = listCaller(c);
