@@ -13,7 +13,7 @@ import type { z } from '@hono/zod-openapi';
 import { addDays, dateIn } from '../../domain/calendar.js';
 import { ANOMALY_FACTOR, ANOMALY_HISTORY_DAYS, ANOMALY_MIN_HISTORY, forecast13w, last7d } from '../../domain/forecast/daily.js';
 import type { CashPosition, ForecastPayload, ForecastWeek } from '../../domain/forecast/types.js';
-import { canonical, D, dec, type Dec } from '../../domain/money.js';
+import { horizonTotals, type HorizonTotals } from '../../domain/forecast/totals.js';
 import { narrative } from '../../domain/narrative.js';
 import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse, SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../../schemas/forecast.js';
 import { liveCashPosition } from '../../store/queries/cash-position.js';
@@ -108,20 +108,6 @@ export function shapeForecast(p: ForecastPayload, n: number, hidden: Set<string>
     }
     return { ...w, categories: { accounts } };
   });
-  let totalIn: Dec = new D(0);
-  let totalOut: Dec = new D(0);
-  let min: Dec | null = null;
-  let minIndex = 0;
-  weeks.forEach((w, k) => {
-    totalIn = totalIn.plus(dec(w.inflow));
-    totalOut = totalOut.plus(dec(w.outflow));
-    const c = dec(w.closing);
-    if (min === null || c.lt(min)) {
-      min = c;
-      minIndex = k;
-    }
-  });
-  const last = weeks[weeks.length - 1];
   return {
     scenarioId: p.scenarioId,
     scenarioName: p.scenarioName,
@@ -132,15 +118,20 @@ export function shapeForecast(p: ForecastPayload, n: number, hidden: Set<string>
     currency: p.currency,
     weeks,
     startingCash: p.startingCash,
-    endingCash: last ? last.closing : p.startingCash,
-    minClosingCash: min === null ? p.startingCash : canonical(min),
-    minClosingCashWeekIndex: minIndex,
-    totalInflow: canonical(totalIn),
-    totalOutflow: canonical(totalOut),
+    // The engine's own totals when every week is returned; over the first n otherwise (the same definition).
+    ...(n >= p.weeks.length ? pickTotals(p) : horizonTotals(p.startingCash, weeks)),
     redactedItemCount: redacted,
     notesForAgent: p.notesForAgent ?? [],
   };
 }
+
+const pickTotals = (p: ForecastPayload): HorizonTotals => ({
+  endingCash: p.endingCash,
+  minClosingCash: p.minClosingCash,
+  minClosingCashWeekIndex: p.minClosingCashWeekIndex,
+  totalInflow: p.totalInflow,
+  totalOutflow: p.totalOutflow,
+});
 
 /** The shaped /forecast answers of this process (src/api/answer-cache.ts). */
 const forecastAnswers = new AnswerCache<Buffer>();

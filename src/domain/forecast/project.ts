@@ -4,6 +4,7 @@
  * weeks, scaled by the scenario's factors, and added up exactly.
  */
 import { D, canonical, dec, type Dec } from '../money.js';
+import { horizonTotals } from './totals.js';
 import { customerDelayDist, median, MIN_OWN_HISTORY, paymentProbabilities, type DelayDist } from './behaviour.js';
 import { Acc, amountOf, factorOf, isPositive, roundToCents, scale, splitByWeights, toDec, type Amount, type Factor } from './cents.js';
 import { cmpStr } from './compare.js';
@@ -202,25 +203,16 @@ function placeManual(p: PreparedForecast, manual: readonly ManualItem[], emit: E
   }
 }
 
-/** The weeks added up, exactly, from the opening cash, and the payload with its notes. */
+/** The weeks added up, exactly, from the opening cash, their totals (totals.ts), and the payload with its notes. */
 function payloadOf(p: PreparedForecast, scenario: Scenario, computedAt: Date, weeks: readonly WeekAcc[]): ForecastPayload {
   const opening0 = dec(p.cash.effectiveStartingCash);
   let opening = opening0;
-  let totalIn = new D(0);
-  let totalOut = new D(0);
-  let minClosing: Dec | null = null;
-  let minIndex = 0;
   const out: ForecastWeek[] = weeks.map((w, k) => {
-    const { week, inflow, outflow, closing } = weekOut(p, w, k, opening);
-    totalIn = totalIn.plus(inflow);
-    totalOut = totalOut.plus(outflow);
-    if (minClosing === null || closing.lt(minClosing)) {
-      minClosing = closing;
-      minIndex = k;
-    }
+    const { week, closing } = weekOut(p, w, k, opening);
     opening = closing;
     return week;
   });
+  const startingCash = canonical(opening0);
   const payload: ForecastPayload = {
     engineVersion: ENGINE_VERSION,
     scenarioId: scenario.id,
@@ -230,12 +222,8 @@ function payloadOf(p: PreparedForecast, scenario: Scenario, computedAt: Date, we
     asOfDate: p.input.asOf,
     currency: p.input.currency,
     weeks: out,
-    startingCash: canonical(opening0),
-    endingCash: canonical(opening),
-    minClosingCash: canonical(minClosing ?? opening0),
-    minClosingCashWeekIndex: minIndex,
-    totalInflow: canonical(totalIn),
-    totalOutflow: canonical(totalOut),
+    startingCash,
+    ...horizonTotals(startingCash, out),
     notesForAgent: [],
     cashPosition: p.cash,
   };
