@@ -20,12 +20,14 @@ import { randomUUID } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../store/db.js';
+import type { LedgerBatch } from '../store/rows.js';
 import { type BatchWritten, writeLedgerBatch } from '../store/ledger-write/batch.js';
 import { LedgerWriteError } from '../store/ledger-write/common.js';
 import { withLedgerLock } from '../store/ledger-write/lock.js';
 import { insertImportRun, orgLedgerInfo } from '../store/queries/connections.js';
 import { JsonSyntaxError, parseXeroJson } from './xero/json.js';
 import { emptyBatch, mapPage, RESOURCES, recordsOf, type Resource, XeroRecordError } from './map/page.js';
+import type { MapContext } from './map/shared.js';
 
 export class ImportError extends Error {
   constructor(message: string) {
@@ -93,21 +95,8 @@ export interface ImportSummary {
   baseCurrencyChanged?: { from: string; to: string };
 }
 
-export async function importDirectory(db: Db, orgId: string, dir: string, opts: ImportOptions): Promise<ImportSummary> {
-  const started = Date.now();
-  const isDir = await stat(dir).then(
-    (st) => st.isDirectory(),
-    () => false,
-  );
-  if (!isDir) throw new ImportError(`${dir}: not a directory`);
-
-  const org = await orgLedgerInfo(db, orgId);
-  if (!org) throw new ImportError(`organisation ${orgId} not found`);
-
-  // 1. Read and validate everything; say what is not read, and why.
-  const batch = emptyBatch();
-  const files: string[] = [];
-  const wanted = new Set(RESOURCES.map((r) => `${r}.json`));
+/** The files of the folder this import does not read, and why. */
+async function skippedEntries(dir: string, wanted: ReadonlySet<string>): Promise<SkippedFile[]> {
   const skipped: SkippedFile[] = [];
   for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (wanted.has(entry.name)) continue;
@@ -116,64 +105,61 @@ export async function importDirectory(db: Db, orgId: string, dir: string, opts: 
     else if (!entry.name.endsWith('.json')) skipped.push({ file: entry.name, reason: 'not a .json file' });
     else skipped.push({ file: entry.name, reason: `not a resource this import reads (it reads ${[...wanted].join(', ')})` });
   }
-  const counts = Object.fromEntries([...RESOURCES, 'JournalLines'].map((r) => [r, 0])) as ImportSummary['counts'];
-  const ctx = { orgId, now: opts.now, baseCurrency: org.baseCurrency };
-  for (const resource of RESOURCES) {
-    const file = `${resource}.json`;
-    const path = join(dir, file);
-    let text: string;
+  return skipped;
+}
+
+/** A resource's file as text: null when absent; a file that exists but cannot be read is an ImportError. */
+async function readResourceFile(path: string, file: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new ImportError(`${file}: cannot be read: ${(err as Error).message}`);
+  }
+}
+
+/** Validates and maps one file's pages into the batch, counting its records. */
+function mapFile(resource: Resource, file: string, text: string, ctx: MapContext, batch: LedgerBatch, counts: ImportSummary['counts']): void {
+  let parsed: unknown;
+  try {
+    parsed = parseXeroJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw new ImportError(`${file}: not valid JSON: ${err.message}`);
+    throw err;
+  }
+  const pages = Array.isArray(parsed) ? parsed : [parsed];
+  const paged = Array.isArray(parsed);
+  const journalLinesBefore = batch.journalLines.length;
+  const balancesBefore = batch.bankSummary.balances.length;
+  for (let p = 0; p < pages.length; p++) {
+    const where = paged ? `${file}: page ${p}: ` : `${file}: `;
     try {
-      text = await readFile(path, 'utf8');
+      const n = recordsOf(resource, pages[p]).length;
+      mapPage(resource, pages[p], ctx, batch);
+      if (resource !== 'BankSummary') counts[resource] += n;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw new ImportError(`${file}: cannot be read: ${(err as Error).message}`);
-    }
-    if (text.trim() === '' || text.trim() === '\ufeff') {
-      skipped.push({ file, reason: 'empty file' });
-      continue;
-    }
-    files.push(file);
-    let parsed: unknown;
-    try {
-      parsed = parseXeroJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-    } catch (err) {
-      if (err instanceof JsonSyntaxError) throw new ImportError(`${file}: not valid JSON: ${err.message}`);
+      if (err instanceof XeroRecordError) throw new ImportError(`${where}${err.message}`);
       throw err;
     }
-    const pages = Array.isArray(parsed) ? parsed : [parsed];
-    const paged = Array.isArray(parsed);
-    const journalLinesBefore = batch.journalLines.length;
-    const balancesBefore = batch.bankSummary.balances.length;
-    for (let p = 0; p < pages.length; p++) {
-      const where = paged ? `${file}: page ${p}: ` : `${file}: `;
-      try {
-        const n = recordsOf(resource, pages[p]).length;
-        mapPage(resource, pages[p], ctx, batch);
-        if (resource !== 'BankSummary') counts[resource] += n;
-      } catch (err) {
-        if (err instanceof XeroRecordError) throw new ImportError(`${where}${err.message}`);
-        throw err;
-      }
-      if (resource === 'Organisation' && batch.organisation?.baseCurrency) {
-        ctx.baseCurrency = batch.organisation.baseCurrency;
-      }
+    if (resource === 'Organisation' && batch.organisation?.baseCurrency) {
+      ctx.baseCurrency = batch.organisation.baseCurrency;
     }
-    if (resource === 'Organisation') counts.Organisation = batch.organisation ? 1 : 0;
-    if (resource === 'BankSummary') counts.BankSummary = batch.bankSummary.balances.length - balancesBefore;
-    if (resource === 'Journals') counts.JournalLines = batch.journalLines.length - journalLinesBefore;
-    opts.onProgress?.({ resource: `read:${file}`, done: 1, total: 1 });
   }
+  if (resource === 'Organisation') counts.Organisation = batch.organisation ? 1 : 0;
+  if (resource === 'BankSummary') counts.BankSummary = batch.bankSummary.balances.length - balancesBefore;
+  if (resource === 'Journals') counts.JournalLines = batch.journalLines.length - journalLinesBefore;
+}
 
-  if (files.length === 0) {
-    throw new ImportError(
-      `${dir}: no Xero file to import: looked for ${[...wanted].join(', ')}` +
-        (skipped.length ? `; found only ${skipped.map((f) => f.file).join(', ')}` : '; the folder is empty'),
-    );
-  }
+/**
+ * The organisation's base currency against the ledger's: a mismatch fails
+ * unless accepted (then it is the change to make); the same currency is
+ * nothing to change. Also refuses another ledger than the linked one.
+ */
+function checkLedger(batch: LedgerBatch, org: { baseCurrency: string; ledgerTenantId: string | null }, accept: boolean | undefined): ImportSummary['baseCurrencyChanged'] {
   let baseCurrencyChanged: ImportSummary['baseCurrencyChanged'];
   const ledgerCurrency = batch.organisation?.baseCurrency;
   if (ledgerCurrency && ledgerCurrency !== org.baseCurrency) {
-    if (!opts.acceptLedgerCurrency) {
+    if (!accept) {
       throw new ImportError(
         `Organisation.json: the ledger's base currency is ${ledgerCurrency}, the organisation's is ${org.baseCurrency}; ` +
           `nothing was imported. Pass --accept-ledger-currency to make ${ledgerCurrency} the organisation's base currency.`,
@@ -190,6 +176,47 @@ export async function importDirectory(db: Db, orgId: string, dir: string, opts: 
       `Organisation.json: OrganisationID ${batch.organisation.ledgerTenantId} is not the ledger this organisation is linked to (${org.ledgerTenantId})`,
     );
   }
+  return baseCurrencyChanged;
+}
+
+export async function importDirectory(db: Db, orgId: string, dir: string, opts: ImportOptions): Promise<ImportSummary> {
+  const started = Date.now();
+  const isDir = await stat(dir).then(
+    (st) => st.isDirectory(),
+    () => false,
+  );
+  if (!isDir) throw new ImportError(`${dir}: not a directory`);
+
+  const org = await orgLedgerInfo(db, orgId);
+  if (!org) throw new ImportError(`organisation ${orgId} not found`);
+
+  // 1. Read and validate everything; say what is not read, and why.
+  const batch = emptyBatch();
+  const files: string[] = [];
+  const wanted = new Set(RESOURCES.map((r) => `${r}.json`));
+  const skipped = await skippedEntries(dir, wanted);
+  const counts = Object.fromEntries([...RESOURCES, 'JournalLines'].map((r) => [r, 0])) as ImportSummary['counts'];
+  const ctx = { orgId, now: opts.now, baseCurrency: org.baseCurrency };
+  for (const resource of RESOURCES) {
+    const file = `${resource}.json`;
+    const text = await readResourceFile(join(dir, file), file);
+    if (text === null) continue;
+    if (text.trim() === '' || text.trim() === '\ufeff') {
+      skipped.push({ file, reason: 'empty file' });
+      continue;
+    }
+    files.push(file);
+    mapFile(resource, file, text, ctx, batch, counts);
+    opts.onProgress?.({ resource: `read:${file}`, done: 1, total: 1 });
+  }
+
+  if (files.length === 0) {
+    throw new ImportError(
+      `${dir}: no Xero file to import: looked for ${[...wanted].join(', ')}` +
+        (skipped.length ? `; found only ${skipped.map((f) => f.file).join(', ')}` : '; the folder is empty'),
+    );
+  }
+  const baseCurrencyChanged = checkLedger(batch, org, opts.acceptLedgerCurrency);
 
   // 2. Write everything in one transaction.
   const runId = randomUUID();

@@ -238,8 +238,8 @@ export interface ContactDrillInput {
   today: string;
 }
 
-/** The contact drill; null when absent, another org's, or a sensitive contact for a gated key. */
-export async function getContact(db: Db, input: ContactDrillInput): Promise<{ contact: ContactDrill; redactedItemCount: number } | null> {
+/** The contact with its organisation's currency and margin override and its stored baseline. */
+async function contactRow(db: Db, input: ContactDrillInput) {
   const [c] = await rows<{
     id: string;
     name: string;
@@ -265,70 +265,85 @@ export async function getContact(db: Db, input: ContactDrillInput): Promise<{ co
       left join contact_baselines b on b.org_id = c.org_id and b.contact_id = c.id
       where c.org_id = ${input.orgId} and c.id = ${input.id}`,
   );
+  return c;
+}
+
+/** Available credit, all-time revenue and the trailing 12 months' (base currency). */
+function contactSums(db: Db, input: ContactDrillInput, base: string) {
+  const windowStart = addDays(input.today, -365);
+  return rows<{ available_credit: string | null; revenue_all_time: string | null; revenue_12m: string | null }>(
+    db,
+    sql`select
+        sum(case when ci.source = 'LEDGER_CREDIT_NOTE' and ci.ledger_type = 'ACCRECCREDIT' and ci.ledger_status = 'AUTHORISED'
+              and ci.currency = ${base}
+            then coalesce(ci.remaining_credit, ci.total - coalesce((select sum(a.amount) from credit_note_allocations a
+              where a.org_id = ci.org_id and a.credit_note_id = ci.id), 0)) end) as available_credit,
+        sum(case when ci.source = 'LEDGER_INVOICE' and ci.status = 'ACTUAL' then ${baseAmount(sql`ci.total`, base)} end) as revenue_all_time,
+        sum(case when ci.source = 'LEDGER_INVOICE' and ci.status = 'ACTUAL'
+              and coalesce(ci.paid_date, ci.sort_date) > ${windowStart}::date
+              and coalesce(ci.paid_date, ci.sort_date) <= ${input.today}::date
+            then ${baseAmount(sql`ci.total`, base)} end) as revenue_12m
+      from cash_items ci where ci.org_id = ${input.orgId} and ci.contact_id = ${input.id}`,
+  );
+}
+
+/** The latest invoice and the latest bill (not voided or deleted). */
+function lastItems(db: Db, input: ContactDrillInput) {
+  return rows<LastItemRow>(
+    db,
+    sql`select * from (
+        (select 'LEDGER_INVOICE' as source, ci.id, ci.number, ci.reference, ci.total, ci.amount_due, ci.currency, ci.issue_date,
+            ci.due_date, ci.paid_date, ci.status, ci.ledger_status
+          from cash_items ci where ci.org_id = ${input.orgId} and ci.contact_id = ${input.id} and ci.source = 'LEDGER_INVOICE'
+            and ci.ledger_status not in ('VOIDED', 'DELETED')
+          order by ci.sort_date desc, ci.id desc limit 1)
+        union all
+        (select 'LEDGER_BILL' as source, ci.id, ci.number, ci.reference, ci.total, ci.amount_due, ci.currency, ci.issue_date,
+            ci.due_date, ci.paid_date, ci.status, ci.ledger_status
+          from cash_items ci where ci.org_id = ${input.orgId} and ci.contact_id = ${input.id} and ci.source = 'LEDGER_BILL'
+            and ci.ledger_status not in ('VOIDED', 'DELETED')
+          order by ci.sort_date desc, ci.id desc limit 1)) t`,
+  );
+}
+
+/** The most recent paid invoices with the account of their largest line. */
+function recentPaid(db: Db, input: ContactDrillInput) {
+  return rows<{
+    id: string;
+    number: string | null;
+    reference: string | null;
+    total: string;
+    currency: string;
+    issue_date: string | null;
+    due_date: string | null;
+    paid_date: string;
+    account_code: string | null;
+    account_name: string | null;
+    sensitive: boolean;
+  }>(
+    db,
+    sql`select ci.id, ci.number, ci.reference, ci.total, ci.currency, ci.issue_date, ci.due_date,
+        coalesce(ci.paid_date, ci.sort_date) as paid_date, main.account_code, main.account_name,
+        exists (select 1 from cash_item_lines sl join accounts sa on sa.org_id = sl.org_id and sa.code = sl.account_code
+          where sl.org_id = ci.org_id and sl.item_id = ci.id and sa.is_sensitive) as sensitive
+      from cash_items ci
+      left join lateral (
+        select l.account_code, (select a.name from accounts a where a.org_id = l.org_id and a.code = l.account_code
+            order by (a.status = 'ACTIVE') desc, a.id limit 1) as account_name
+        from cash_item_lines l where l.org_id = ci.org_id and l.item_id = ci.id
+        order by abs(l.line_amount) desc, l.line_number limit 1) main on true
+      where ci.org_id = ${input.orgId} and ci.contact_id = ${input.id} and ci.source = 'LEDGER_INVOICE' and ci.ledger_status = 'PAID'
+      order by coalesce(ci.paid_date, ci.sort_date) desc, ci.id desc
+      limit ${RECENT_PAID_LIMIT}`,
+  );
+}
+
+/** The contact drill; null when absent, another org's, or a sensitive contact for a gated key. */
+export async function getContact(db: Db, input: ContactDrillInput): Promise<{ contact: ContactDrill; redactedItemCount: number } | null> {
+  const c = await contactRow(db, input);
   if (!c) return null;
   if (input.gate && c.is_sensitive) return null;
-  const base = c.base_currency;
-  const windowStart = addDays(input.today, -365);
-
-  const [sums, last, paid] = await Promise.all([
-    rows<{ available_credit: string | null; revenue_all_time: string | null; revenue_12m: string | null }>(
-      db,
-      sql`select
-          sum(case when ci.source = 'LEDGER_CREDIT_NOTE' and ci.ledger_type = 'ACCRECCREDIT' and ci.ledger_status = 'AUTHORISED'
-                and ci.currency = ${base}
-              then coalesce(ci.remaining_credit, ci.total - coalesce((select sum(a.amount) from credit_note_allocations a
-                where a.org_id = ci.org_id and a.credit_note_id = ci.id), 0)) end) as available_credit,
-          sum(case when ci.source = 'LEDGER_INVOICE' and ci.status = 'ACTUAL' then ${baseAmount(sql`ci.total`, base)} end) as revenue_all_time,
-          sum(case when ci.source = 'LEDGER_INVOICE' and ci.status = 'ACTUAL'
-                and coalesce(ci.paid_date, ci.sort_date) > ${windowStart}::date
-                and coalesce(ci.paid_date, ci.sort_date) <= ${input.today}::date
-              then ${baseAmount(sql`ci.total`, base)} end) as revenue_12m
-        from cash_items ci where ci.org_id = ${input.orgId} and ci.contact_id = ${input.id}`,
-    ),
-    rows<LastItemRow>(
-      db,
-      sql`select * from (
-          (select 'LEDGER_INVOICE' as source, ci.id, ci.number, ci.reference, ci.total, ci.amount_due, ci.currency, ci.issue_date,
-              ci.due_date, ci.paid_date, ci.status, ci.ledger_status
-            from cash_items ci where ci.org_id = ${input.orgId} and ci.contact_id = ${input.id} and ci.source = 'LEDGER_INVOICE'
-              and ci.ledger_status not in ('VOIDED', 'DELETED')
-            order by ci.sort_date desc, ci.id desc limit 1)
-          union all
-          (select 'LEDGER_BILL' as source, ci.id, ci.number, ci.reference, ci.total, ci.amount_due, ci.currency, ci.issue_date,
-              ci.due_date, ci.paid_date, ci.status, ci.ledger_status
-            from cash_items ci where ci.org_id = ${input.orgId} and ci.contact_id = ${input.id} and ci.source = 'LEDGER_BILL'
-              and ci.ledger_status not in ('VOIDED', 'DELETED')
-            order by ci.sort_date desc, ci.id desc limit 1)) t`,
-    ),
-    rows<{
-      id: string;
-      number: string | null;
-      reference: string | null;
-      total: string;
-      currency: string;
-      issue_date: string | null;
-      due_date: string | null;
-      paid_date: string;
-      account_code: string | null;
-      account_name: string | null;
-      sensitive: boolean;
-    }>(
-      db,
-      sql`select ci.id, ci.number, ci.reference, ci.total, ci.currency, ci.issue_date, ci.due_date,
-          coalesce(ci.paid_date, ci.sort_date) as paid_date, main.account_code, main.account_name,
-          exists (select 1 from cash_item_lines sl join accounts sa on sa.org_id = sl.org_id and sa.code = sl.account_code
-            where sl.org_id = ci.org_id and sl.item_id = ci.id and sa.is_sensitive) as sensitive
-        from cash_items ci
-        left join lateral (
-          select l.account_code, (select a.name from accounts a where a.org_id = l.org_id and a.code = l.account_code
-              order by (a.status = 'ACTIVE') desc, a.id limit 1) as account_name
-          from cash_item_lines l where l.org_id = ci.org_id and l.item_id = ci.id
-          order by abs(l.line_amount) desc, l.line_number limit 1) main on true
-        where ci.org_id = ${input.orgId} and ci.contact_id = ${input.id} and ci.source = 'LEDGER_INVOICE' and ci.ledger_status = 'PAID'
-        order by coalesce(ci.paid_date, ci.sort_date) desc, ci.id desc
-        limit ${RECENT_PAID_LIMIT}`,
-    ),
-  ]);
+  const [sums, last, paid] = await Promise.all([contactSums(db, input, c.base_currency), lastItems(db, input), recentPaid(db, input)]);
 
   const s = sums[0];
   const revenueAllTime = canonical(s?.revenue_all_time ?? '0');
