@@ -8,9 +8,9 @@ export default defineConfig({
     setupFiles: ['test/helpers/matchers.ts'],
     sequence: { sequencer: LongestFirst },
     pool: 'forks',
-    // Three workers on the project's two cores: much of a test's time is spent waiting on PostgreSQL, Redis and the
-    // processes it starts (about 1.3 of the 2 cores were busy with two workers), so a third overlaps that waiting.
-    maxWorkers: 3,
+    // Two workers on the project's two cores (the default leaves one idle); the services the tests start run beside them.
+    // Three were tried (2026-11-25): 10m55s, no faster than two (10m54s): the machine is CPU-bound with PostgreSQL.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default'],

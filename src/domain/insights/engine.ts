@@ -39,28 +39,26 @@ export function insightId(kind: NoteKind, window: NoteWindow, asOf: string): str
   return `ins_${kind}_${window}_${asOf.replace(/-/g, '')}`;
 }
 
-export function buildNotes(p: PreparedForecast, payload: ForecastPayload): AgentNote[] {
+/** A note of a kind and window (its id derives from them and the forecast's date). */
+type Note = (kind: NoteKind, window: NoteWindow, severity: 'info' | 'warn', text: string) => void;
+
+/** This month against an average month, from two years of history or more. */
+function seasonalityNote(p: PreparedForecast, note: Note): void {
+  if (p.facts.seasonalityMonths < 24) return;
+  const m = monthOf(p.asOf);
+  const idx = p.season[m]!;
+  if (Math.abs(idx - 1) < 0.1) return;
+  note(
+    'seasonality',
+    'this_month',
+    idx - 1 <= -0.15 ? 'warn' : 'info',
+    `Invoiced sales in ${MONTHS[m]} typically run ${pct(Math.abs(idx - 1))} ${idx > 1 ? 'above' : 'below'} an average month (from ${p.facts.seasonalityMonths} months of history).`,
+  );
+}
+
+/** The next 4 weeks' receipts against the last 28 days'; returns the next 4 weeks' receipts. */
+function receiptsTrendNote(p: PreparedForecast, payload: ForecastPayload, note: Note): number {
   const ccy = payload.currency;
-  const asOfDate = payload.asOfDate;
-  const notes: AgentNote[] = [];
-  const note = (kind: NoteKind, window: NoteWindow, severity: 'info' | 'warn', text: string) =>
-    notes.push({ kind, window, severity, text, sourceInsightId: insightId(kind, window, asOfDate) });
-
-  // seasonality
-  if (p.facts.seasonalityMonths >= 24) {
-    const m = monthOf(p.asOf);
-    const idx = p.season[m]!;
-    if (Math.abs(idx - 1) >= 0.1) {
-      note(
-        'seasonality',
-        'this_month',
-        idx - 1 <= -0.15 ? 'warn' : 'info',
-        `Invoiced sales in ${MONTHS[m]} typically run ${pct(Math.abs(idx - 1))} ${idx > 1 ? 'above' : 'below'} an average month (from ${p.facts.seasonalityMonths} months of history).`,
-      );
-    }
-  }
-
-  // trend: next 4 weeks vs last 28 days
   const next4 = payload.weeks.slice(0, 4).reduce((a, w) => a + dec(w.inflow).toNumber(), 0);
   const last = p.facts.receiptsLast28;
   if (last > 0) {
@@ -74,8 +72,12 @@ export function buildNotes(p: PreparedForecast, payload: ForecastPayload): Agent
       );
     }
   }
+  return next4;
+}
 
-  // trend: the quarter's low point
+/** The quarter's low point: below zero, tight (under TIGHT_WEEKS_OF_OUTFLOWS of outflows), or a fall of a quarter or more. */
+function lowPointNote(payload: ForecastPayload, note: Note): void {
+  const ccy = payload.currency;
   const minClosing = dec(payload.minClosingCash);
   const start = dec(payload.startingCash);
   const endCash = dec(payload.endingCash);
@@ -100,7 +102,49 @@ export function buildNotes(p: PreparedForecast, payload: ForecastPayload): Agent
       `Cash is forecast to fall ${pct(1 - endCash.div(start).toNumber())} over 13 weeks, from ${money(ccy, start)} to ${money(ccy, endCash)}.`,
     );
   }
+}
 
+/** Overdue receivables, when they are a tenth of what is owed or more. */
+function receivablesNote(p: PreparedForecast, ccy: string, openTotal: number, note: Note): void {
+  const overdue = p.facts.openReceivables.filter((r) => r.due < p.asOf);
+  const overdueTotal = overdue.reduce((a, r) => a + r.amountDue, 0);
+  if (!(openTotal > 0 && overdueTotal / openTotal >= 0.1)) return;
+  const old = overdue.filter((r) => p.asOf - r.due > 60).reduce((a, r) => a + r.amountDue, 0);
+  note(
+    'ar',
+    'this_month',
+    overdueTotal / openTotal >= 0.3 ? 'warn' : 'info',
+    `${overdue.length} overdue invoice${overdue.length === 1 ? '' : 's'} worth ${money(ccy, overdueTotal.toFixed(2))} (${pct(overdueTotal / openTotal)} of receivables)` +
+      (old > 0 ? `; ${money(ccy, old.toFixed(2))} of it is more than 60 days overdue.` : '.'),
+  );
+}
+
+/** One customer holding a quarter or more of open receivables. */
+function concentrationNote(p: PreparedForecast, ccy: string, openTotal: number, note: Note): void {
+  if (openTotal < 1000) return;
+  const byCustomer = new Map<string, number>();
+  for (const r of p.facts.openReceivables) if (r.contactId) byCustomer.set(r.contactId, (byCustomer.get(r.contactId) ?? 0) + r.amountDue);
+  if (byCustomer.size < 2) return;
+  const top = Math.max(...byCustomer.values());
+  const share = top / openTotal;
+  if (share < 0.25) return;
+  note(
+    'concentration',
+    'this_quarter',
+    share >= 0.4 ? 'warn' : 'info',
+    `One customer accounts for ${pct(share)} of open receivables (${money(ccy, top.toFixed(2))}); a late payment there would move the quarter.`,
+  );
+}
+
+export function buildNotes(p: PreparedForecast, payload: ForecastPayload): AgentNote[] {
+  const ccy = payload.currency;
+  const asOfDate = payload.asOfDate;
+  const notes: AgentNote[] = [];
+  const note: Note = (kind, window, severity, text) => notes.push({ kind, window, severity, text, sourceInsightId: insightId(kind, window, asOfDate) });
+
+  seasonalityNote(p, note);
+  const next4 = receiptsTrendNote(p, payload, note);
+  lowPointNote(payload, note);
   // pipeline
   if (p.facts.pipelineTotal > 0 && next4 > 0 && p.facts.pipelineTotal >= 0.05 * next4) {
     note(
@@ -110,40 +154,10 @@ export function buildNotes(p: PreparedForecast, payload: ForecastPayload): Agent
       `Draft and submitted invoices worth ${money(ccy, p.facts.pipelineTotal.toFixed(2))} are in the pipeline; the forecast counts them probability-weighted.`,
     );
   }
-
-  // receivables
   const open = p.facts.openReceivables;
   const openTotal = open.reduce((a, r) => a + r.amountDue, 0);
-  const overdue = open.filter((r) => r.due < p.asOf);
-  const overdueTotal = overdue.reduce((a, r) => a + r.amountDue, 0);
-  if (openTotal > 0 && overdueTotal / openTotal >= 0.1) {
-    const old = overdue.filter((r) => p.asOf - r.due > 60).reduce((a, r) => a + r.amountDue, 0);
-    note(
-      'ar',
-      'this_month',
-      overdueTotal / openTotal >= 0.3 ? 'warn' : 'info',
-      `${overdue.length} overdue invoice${overdue.length === 1 ? '' : 's'} worth ${money(ccy, overdueTotal.toFixed(2))} (${pct(overdueTotal / openTotal)} of receivables)` +
-        (old > 0 ? `; ${money(ccy, old.toFixed(2))} of it is more than 60 days overdue.` : '.'),
-    );
-  }
-
-  // concentration
-  if (openTotal >= 1000) {
-    const byCustomer = new Map<string, number>();
-    for (const r of open) if (r.contactId) byCustomer.set(r.contactId, (byCustomer.get(r.contactId) ?? 0) + r.amountDue);
-    if (byCustomer.size >= 2) {
-      const top = Math.max(...byCustomer.values());
-      const share = top / openTotal;
-      if (share >= 0.25) {
-        note(
-          'concentration',
-          'this_quarter',
-          share >= 0.4 ? 'warn' : 'info',
-          `One customer accounts for ${pct(share)} of open receivables (${money(ccy, top.toFixed(2))}); a late payment there would move the quarter.`,
-        );
-      }
-    }
-  }
+  receivablesNote(p, ccy, openTotal, note);
+  concentrationNote(p, ccy, openTotal, note);
 
   if (notes.length === 0) {
     return fallbackNotes(

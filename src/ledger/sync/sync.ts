@@ -151,52 +151,12 @@ function maxUpdated(records: unknown[], field = 'UpdatedDateUTC'): Date | null {
   return best === null ? null : new Date(best);
 }
 
-/** Runs one sync of the organisation now. Never throws for ledger failures: they are the result (and the connection row). */
-export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions): Promise<SyncResult> {
-  const started = performance.now();
-  const runId = randomUUID();
-  const startedAt = opts.now();
-  const org = await orgLedgerInfo(db, orgId);
-  if (!org) throw new SyncError(`organisation ${orgId} not found`);
-  const conn = await loadConnection(db, orgId);
-  if (!conn) throw new SyncError(`organisation ${orgId} has no ledger connection (cashline-server ledger connect)`);
+type Connection = NonNullable<Awaited<ReturnType<typeof loadConnection>>>;
+type Next = { modifiedSince: Date | null; nextPage: number };
 
-  const result: SyncResult = {
-    orgId,
-    runId,
-    outcome: 'ok',
-    records: {},
-    pages: 0,
-    calls: 0,
-    retries: 0,
-    refreshes: 0,
-    bytes: 0,
-    durationMs: 0,
-    connection: { tokenState: conn.tokenState, breakerState: conn.breakerState, consecutiveFailures: conn.consecutiveFailures, lastSuccessfulSync: conn.lastSuccessfulSync?.toISOString() ?? null },
-  };
-  const finish = () => {
-    result.durationMs = Math.round(performance.now() - started);
-    return result;
-  };
-
-  if (conn.tokenState !== 'ok') {
-    result.outcome = 'skipped';
-    result.error = `the ledger connection needs reconnecting (token ${conn.tokenState})`;
-    return finish();
-  }
-  let halfOpen = false;
-  if (conn.breakerState === 'open' || conn.breakerState === 'half_open') {
-    const openedAt = conn.breakerOpenedAt?.getTime() ?? 0;
-    if (!opts.force && startedAt.getTime() - openedAt < BREAKER_COOLDOWN_MS) {
-      result.outcome = 'skipped';
-      result.error = 'the circuit breaker is open (the ledger kept failing); a trial run follows after the cool-down';
-      return finish();
-    }
-    halfOpen = true;
-  }
-  await updateConnection(db, orgId, { lastAttemptAt: startedAt, ...(halfOpen ? { breakerState: 'half_open' } : {}) });
-
-  const client = new XeroClient({
+/** The Xero client of a run, its tokens kept on the connection row. */
+function clientFor(db: Db, orgId: string, conn: Connection, opts: SyncOptions): XeroClient {
+  return new XeroClient({
     ...opts.client,
     apiUrl: opts.apiUrl,
     identityUrl: opts.identityUrl,
@@ -214,159 +174,232 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
     },
     onRetry: (e) => opts.log?.('warn', 'ledger call retried', { orgId, ...e }),
   });
+}
 
-  const pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
-  const ctx: MapContext = { orgId, now: startedAt, baseCurrency: org.baseCurrency };
-  let failure: unknown = null;
-  const count = (r: SyncResource, n: number) => {
-    result.records[r] = (result.records[r] ?? 0) + n;
-  };
+/**
+ * One run's reading of the ledger: each resource page by page, each page
+ * mapped and written with its watermark in one transaction. The first
+ * failure stops every resource (the others finish their current page).
+ */
+class SyncRun {
+  failure: unknown = null;
+  private readonly pageSize: number;
+  constructor(
+    private readonly db: Db,
+    private readonly orgId: string,
+    private readonly opts: SyncOptions,
+    private readonly result: SyncResult,
+    private readonly client: XeroClient,
+    private readonly ctx: MapContext,
+    private readonly watermarks: Awaited<ReturnType<typeof loadWatermarks>>,
+  ) {
+    this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
+  }
 
-  const store = async (resource: SyncResource, batch: LedgerBatch, next: { modifiedSince: Date | null; nextPage: number } | null) => {
-    await withLedgerLock(db, orgId, async (t) => {
-      await writeLedgerBatch(t, orgId, batch);
-      if (next) await saveWatermark(t, orgId, resource, next, opts.now());
+  private count(r: SyncResource, n: number): void {
+    this.result.records[r] = (this.result.records[r] ?? 0) + n;
+  }
+
+  private async store(resource: SyncResource, batch: LedgerBatch, next: Next | null): Promise<void> {
+    await withLedgerLock(this.db, this.orgId, async (t) => {
+      await writeLedgerBatch(t, this.orgId, batch);
+      if (next) await saveWatermark(t, this.orgId, resource, next, this.opts.now());
     });
-    result.pages++;
-    await opts.heartbeat?.();
-  };
+    this.result.pages++;
+    await this.opts.heartbeat?.();
+  }
 
-  const map = (resource: Resource, body: unknown): { batch: LedgerBatch; records: unknown[] } => {
+  private map(resource: Resource, body: unknown): { batch: LedgerBatch; records: unknown[] } {
     try {
       const records = recordsOf(resource, body);
-      return { batch: mapPage(resource, body, ctx), records };
+      return { batch: mapPage(resource, body, this.ctx), records };
     } catch (err) {
       if (err instanceof XeroRecordError) throw new SyncError(`${resource}: ${err.message}`);
       throw err;
     }
-  };
+  }
 
-  const watermarks = await loadWatermarks(db, orgId);
-
-  const pullPaged = async (resource: Paged) => {
-    const wm = watermarks.get(resource);
-    let since = wm?.modifiedSince ?? null;
-    let page = wm?.nextPage ?? 1;
-    let done = 0;
-    let total = 0;
-    while (!failure) {
-      const res = await client.get(`/${resource}`, { page: String(page), pageSize: String(pageSize), order: 'UpdatedDateUTC ASC' }, since);
-      const { batch, records } = map(resource, res.body);
-      const pagination = (res.body as { pagination?: { itemCount?: number } } | null)?.pagination;
-      if (page === 1 && typeof pagination?.itemCount === 'number') total = Math.max(total, done + pagination.itemCount);
-      const newest = maxUpdated(records);
-      const full = records.length >= pageSize;
-      let next: { modifiedSince: Date | null; nextPage: number };
-      if (full) next = newest && (!since || newest > since) ? { modifiedSince: newest, nextPage: 1 } : { modifiedSince: since, nextPage: page + 1 };
-      else next = { modifiedSince: newest && (!since || newest > since) ? newest : since, nextPage: 1 };
-      await store(resource, batch, next);
-      count(resource, records.length);
-      done += records.length;
-      opts.onProgress?.(resource, done, Math.max(total, done));
-      since = next.modifiedSince;
-      page = next.nextPage;
-      if (!full) return;
+  /** The organisation first: the tenant check and the base currency of what follows. */
+  async pullOrganisation(tenantId: string): Promise<void> {
+    const res = await this.client.get('/Organisation');
+    const { batch } = this.map('Organisation', res.body);
+    if (batch.organisation && batch.organisation.ledgerTenantId !== tenantId) {
+      throw new SyncError(`the ledger answered for tenant ${batch.organisation.ledgerTenantId}, not the connected ${tenantId}`);
     }
-  };
+    await this.store('Organisation', batch, null);
+    this.count('Organisation', batch.organisation ? 1 : 0);
+    if (batch.organisation?.baseCurrency) this.ctx.baseCurrency = batch.organisation.baseCurrency;
+  }
 
-  const pullJournals = async () => {
-    // For Journals, next_page holds the offset: the last JournalNumber stored.
-    let offset = watermarks.get('Journals')?.nextPage ?? 0;
-    let done = 0;
-    while (!failure) {
-      const res = await client.get('/Journals', { offset: String(offset) });
-      const { batch, records } = map('Journals', res.body);
-      let last = offset;
-      for (const r of records) {
-        const n = Number((r as { JournalNumber?: unknown }).JournalNumber);
-        if (Number.isSafeInteger(n) && n > last) last = n;
-      }
-      await store('Journals', batch, { modifiedSince: null, nextPage: last });
-      count('Journals', records.length);
-      done += records.length;
-      opts.onProgress?.('Journals', done, done);
-      if (records.length < 100 || last === offset) return;
-      offset = last;
-    }
-  };
-
-  const pullWhole = async (resource: 'Accounts' | 'BankSummary' | 'RepeatingInvoices') => {
-    if (resource === 'RepeatingInvoices') {
-      const res = await client.get('/RepeatingInvoices');
-      const { batch, records } = map('RepeatingInvoices', res.body);
-      await store('RepeatingInvoices', batch, { modifiedSince: opts.now(), nextPage: 1 });
-      count('RepeatingInvoices', records.length);
-      opts.onProgress?.('RepeatingInvoices', records.length, records.length);
-      return;
-    }
-    if (resource === 'Accounts') {
-      const since = watermarks.get('Accounts')?.modifiedSince ?? null;
-      const res = await client.get('/Accounts', {}, since);
-      const { batch, records } = map('Accounts', res.body);
-      const newest = maxUpdated(records);
-      await store('Accounts', batch, { modifiedSince: newest && (!since || newest > since) ? newest : since, nextPage: 1 });
-      count('Accounts', records.length);
-      opts.onProgress?.('Accounts', records.length, records.length);
-      return;
-    }
-    const res = await client.get('/Reports/BankSummary');
-    const { batch } = map('BankSummary', res.body);
-    await store('BankSummary', batch, { modifiedSince: opts.now(), nextPage: 1 });
-    count('BankSummary', batch.bankSummary.balances.length);
-    opts.onProgress?.('BankSummary', 1, 1);
-  };
-
-  try {
-    // The organisation first: the tenant check and the base currency of what follows.
-    const res = await client.get('/Organisation');
-    const { batch } = map('Organisation', res.body);
-    if (batch.organisation && batch.organisation.ledgerTenantId !== conn.tenantId) {
-      throw new SyncError(`the ledger answered for tenant ${batch.organisation.ledgerTenantId}, not the connected ${conn.tenantId}`);
-    }
-    await store('Organisation', batch, null);
-    count('Organisation', batch.organisation ? 1 : 0);
-    if (batch.organisation?.baseCurrency) ctx.baseCurrency = batch.organisation.baseCurrency;
-
-    const wanted = opts.resources ?? SYNC_RESOURCES;
+  /** Every wanted resource at once (the client's gate holds Xero's limits); the first failure is kept and rethrown. */
+  async pullAll(wanted: readonly (typeof SYNC_RESOURCES)[number][]): Promise<void> {
     const settled = await Promise.allSettled(
       wanted.map(async (r) => {
         try {
-          if (r === 'Journals') await pullJournals();
-          else if (r === 'Accounts' || r === 'BankSummary' || r === 'RepeatingInvoices') await pullWhole(r);
-          else await pullPaged(r);
+          if (r === 'Journals') await this.pullJournals();
+          else if (r === 'Accounts' || r === 'BankSummary' || r === 'RepeatingInvoices') await this.pullWhole(r);
+          else await this.pullPaged(r);
         } catch (err) {
-          failure ??= err;
+          this.failure ??= err;
           throw err;
         }
       }),
     );
     void settled;
-    if (failure) throw failure;
+    if (this.failure) throw this.failure;
+  }
+
+  private async pullPaged(resource: Paged): Promise<void> {
+    const wm = this.watermarks.get(resource);
+    let since = wm?.modifiedSince ?? null;
+    let page = wm?.nextPage ?? 1;
+    let done = 0;
+    let total = 0;
+    while (!this.failure) {
+      const res = await this.client.get(`/${resource}`, { page: String(page), pageSize: String(this.pageSize), order: 'UpdatedDateUTC ASC' }, since);
+      const { batch, records } = this.map(resource, res.body);
+      const pagination = (res.body as { pagination?: { itemCount?: number } } | null)?.pagination;
+      if (page === 1 && typeof pagination?.itemCount === 'number') total = Math.max(total, done + pagination.itemCount);
+      const newest = maxUpdated(records);
+      const full = records.length >= this.pageSize;
+      let next: Next;
+      if (full) next = newest && (!since || newest > since) ? { modifiedSince: newest, nextPage: 1 } : { modifiedSince: since, nextPage: page + 1 };
+      else next = { modifiedSince: newest && (!since || newest > since) ? newest : since, nextPage: 1 };
+      await this.store(resource, batch, next);
+      this.count(resource, records.length);
+      done += records.length;
+      this.opts.onProgress?.(resource, done, Math.max(total, done));
+      since = next.modifiedSince;
+      page = next.nextPage;
+      if (!full) return;
+    }
+  }
+
+  private async pullJournals(): Promise<void> {
+    // For Journals, next_page holds the offset: the last JournalNumber stored.
+    let offset = this.watermarks.get('Journals')?.nextPage ?? 0;
+    let done = 0;
+    while (!this.failure) {
+      const res = await this.client.get('/Journals', { offset: String(offset) });
+      const { batch, records } = this.map('Journals', res.body);
+      let last = offset;
+      for (const r of records) {
+        const n = Number((r as { JournalNumber?: unknown }).JournalNumber);
+        if (Number.isSafeInteger(n) && n > last) last = n;
+      }
+      await this.store('Journals', batch, { modifiedSince: null, nextPage: last });
+      this.count('Journals', records.length);
+      done += records.length;
+      this.opts.onProgress?.('Journals', done, done);
+      if (records.length < 100 || last === offset) return;
+      offset = last;
+    }
+  }
+
+  private async pullWhole(resource: 'Accounts' | 'BankSummary' | 'RepeatingInvoices'): Promise<void> {
+    if (resource === 'RepeatingInvoices') {
+      const res = await this.client.get('/RepeatingInvoices');
+      const { batch, records } = this.map('RepeatingInvoices', res.body);
+      await this.store('RepeatingInvoices', batch, { modifiedSince: this.opts.now(), nextPage: 1 });
+      this.count('RepeatingInvoices', records.length);
+      this.opts.onProgress?.('RepeatingInvoices', records.length, records.length);
+      return;
+    }
+    if (resource === 'Accounts') {
+      const since = this.watermarks.get('Accounts')?.modifiedSince ?? null;
+      const res = await this.client.get('/Accounts', {}, since);
+      const { batch, records } = this.map('Accounts', res.body);
+      const newest = maxUpdated(records);
+      await this.store('Accounts', batch, { modifiedSince: newest && (!since || newest > since) ? newest : since, nextPage: 1 });
+      this.count('Accounts', records.length);
+      this.opts.onProgress?.('Accounts', records.length, records.length);
+      return;
+    }
+    const res = await this.client.get('/Reports/BankSummary');
+    const { batch } = this.map('BankSummary', res.body);
+    await this.store('BankSummary', batch, { modifiedSince: this.opts.now(), nextPage: 1 });
+    this.count('BankSummary', batch.bankSummary.balances.length);
+    this.opts.onProgress?.('BankSummary', 1, 1);
+  }
+}
+
+/** Why a run does not start: a token to reconnect, or a breaker still cooling down; null when it may run. */
+function skipReason(conn: Connection, startedAt: Date, force: boolean | undefined): string | null {
+  if (conn.tokenState !== 'ok') return `the ledger connection needs reconnecting (token ${conn.tokenState})`;
+  const open = conn.breakerState === 'open' || conn.breakerState === 'half_open';
+  if (open && !force && startedAt.getTime() - (conn.breakerOpenedAt?.getTime() ?? 0) < BREAKER_COOLDOWN_MS) {
+    return 'the circuit breaker is open (the ledger kept failing); a trial run follows after the cool-down';
+  }
+  return null;
+}
+
+/** The connection after a run: closed and healthy on success; on failure the error, one more failure, and the breaker tripped when due. */
+async function recordOutcome(db: Db, orgId: string, conn: Connection, result: SyncResult, failure: unknown, halfOpen: boolean, at: Date, opts: SyncOptions): Promise<void> {
+  if (!failure) {
+    await updateConnection(db, orgId, { lastSuccessfulSync: at, consecutiveFailures: 0, breakerState: 'closed', breakerOpenedAt: null, lastError: null });
+    return;
+  }
+  const err = failure;
+  const message = err instanceof Error ? err.message : String(err);
+  result.outcome = 'failed';
+  result.error = message;
+  result.errorKind = err instanceof XeroError ? err.kind : err instanceof SyncError ? 'data' : err instanceof LedgerWriteError ? 'data' : 'internal';
+  const failures = conn.consecutiveFailures + 1;
+  const trip = halfOpen || failures >= BREAKER_THRESHOLD;
+  await updateConnection(db, orgId, {
+    lastErrorAt: at,
+    lastError: message.slice(0, 500),
+    consecutiveFailures: failures,
+    ...(err instanceof XeroError && err.needsReconnect ? { tokenState: err.kind === 'token_expired' ? 'expired' : 'revoked' } : {}),
+    ...(trip ? { breakerState: 'open', breakerOpenedAt: at } : {}),
+  });
+  opts.log?.('warn', 'ledger sync failed', { orgId, error: message, kind: result.errorKind });
+}
+
+const connectionState = (c: Connection): SyncResult['connection'] => ({
+  tokenState: c.tokenState,
+  breakerState: c.breakerState,
+  consecutiveFailures: c.consecutiveFailures,
+  lastSuccessfulSync: c.lastSuccessfulSync?.toISOString() ?? null,
+});
+
+/** Runs one sync of the organisation now. Never throws for ledger failures: they are the result (and the connection row). */
+export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions): Promise<SyncResult> {
+  const started = performance.now();
+  const runId = randomUUID();
+  const startedAt = opts.now();
+  const org = await orgLedgerInfo(db, orgId);
+  if (!org) throw new SyncError(`organisation ${orgId} not found`);
+  const conn = await loadConnection(db, orgId);
+  if (!conn) throw new SyncError(`organisation ${orgId} has no ledger connection (cashline-server ledger connect)`);
+
+  const result: SyncResult = { orgId, runId, outcome: 'ok', records: {}, pages: 0, calls: 0, retries: 0, refreshes: 0, bytes: 0, durationMs: 0, connection: connectionState(conn) };
+  const finish = () => {
+    result.durationMs = Math.round(performance.now() - started);
+    return result;
+  };
+
+  const skip = skipReason(conn, startedAt, opts.force);
+  if (skip) {
+    result.outcome = 'skipped';
+    result.error = skip;
+    return finish();
+  }
+  const halfOpen = conn.breakerState === 'open' || conn.breakerState === 'half_open';
+  await updateConnection(db, orgId, { lastAttemptAt: startedAt, ...(halfOpen ? { breakerState: 'half_open' } : {}) });
+
+  const client = clientFor(db, orgId, conn, opts);
+  const run = new SyncRun(db, orgId, opts, result, client, { orgId, now: startedAt, baseCurrency: org.baseCurrency }, await loadWatermarks(db, orgId));
+  try {
+    await run.pullOrganisation(conn.tenantId);
+    await run.pullAll(opts.resources ?? SYNC_RESOURCES);
   } catch (err) {
-    failure = err;
+    run.failure = err;
   }
   Object.assign(result, { calls: client.stats.calls, retries: client.stats.retries, refreshes: client.stats.refreshes, bytes: client.stats.bytes });
 
   const at = opts.now();
-  if (!failure) {
-    await updateConnection(db, orgId, { lastSuccessfulSync: at, consecutiveFailures: 0, breakerState: 'closed', breakerOpenedAt: null, lastError: null });
-  } else {
-    const err = failure;
-    const message = err instanceof Error ? err.message : String(err);
-    result.outcome = 'failed';
-    result.error = message;
-    result.errorKind = err instanceof XeroError ? err.kind : err instanceof SyncError ? 'data' : err instanceof LedgerWriteError ? 'data' : 'internal';
-    const failures = conn.consecutiveFailures + 1;
-    const trip = halfOpen || failures >= BREAKER_THRESHOLD;
-    await updateConnection(db, orgId, {
-        lastErrorAt: at,
-        lastError: message.slice(0, 500),
-        consecutiveFailures: failures,
-        ...(err instanceof XeroError && err.needsReconnect ? { tokenState: err.kind === 'token_expired' ? 'expired' : 'revoked' } : {}),
-        ...(trip ? { breakerState: 'open', breakerOpenedAt: at } : {}),
-      });
-    opts.log?.('warn', 'ledger sync failed', { orgId, error: message, kind: result.errorKind });
-  }
+  await recordOutcome(db, orgId, conn, result, run.failure, halfOpen, at, opts);
   await insertImportRun(db, {
     orgId,
     id: runId,
@@ -377,14 +410,7 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
     counts: { records: result.records, pages: result.pages, calls: result.calls, retries: result.retries, ...(result.error ? { error: result.error } : {}) },
   });
   const after = await loadConnection(db, orgId);
-  if (after) {
-    result.connection = {
-      tokenState: after.tokenState,
-      breakerState: after.breakerState,
-      consecutiveFailures: after.consecutiveFailures,
-      lastSuccessfulSync: after.lastSuccessfulSync?.toISOString() ?? null,
-    };
-  }
+  if (after) result.connection = connectionState(after);
   return finish();
 }
 
