@@ -7,7 +7,8 @@
  *   cli, mcp                   clients: only client, schemas, domain
  *   client                     the shared HTTP client: schemas, domain
  *   api                        HTTP: store, schemas, domain (never jobs or ledger)
- *   jobs, backtest             scheduled and batch work: ledger, store, schemas, domain
+ *   jobs                       scheduled work: backtest, ledger, store, schemas, domain
+ *   backtest                   replays of history: store, schemas, domain (the nightly calibration is one)
  *   ledger                     the Xero connection: store, schemas, domain
  *   xero-server, demo          the Xero-compatible server and the demo generator (dev tools)
  *   store                      SQL: schemas, domain
@@ -35,7 +36,7 @@ module.exports = {
     only('schemas', ['domain'], 'Schemas sit on the domain only.'),
     only('store', ['schemas', 'domain', ...plumbing], 'The store holds SQL; it sits on schemas and domain.'),
     only('ledger', ['store', 'schemas', 'domain', ...plumbing], 'The Xero connection writes through the store.'),
-    only('jobs', ['ledger', 'store', 'schemas', 'domain', ...plumbing], 'Jobs run over the ledger, the store and the domain.'),
+    only('jobs', ['backtest', 'ledger', 'store', 'schemas', 'domain', ...plumbing], 'Jobs run over the ledger, the store and the domain, and replay history (the calibration).'),
     only('backtest', ['store', 'schemas', 'domain', ...plumbing], 'The backtest replays the store through the domain.'),
     only('api', ['store', 'schemas', 'domain', ...plumbing], 'HTTP reads the store; it never runs jobs or talks to the ledger.'),
     only('client', ['schemas', 'domain'], 'The shared HTTP client.'),

@@ -57,3 +57,28 @@ describe('the brief names the tight week', () => {
     expect(tightCover(facts([50_000, 60_000, 70_000], 40_000).forecast!)).toBeNull();
   });
 });
+
+describe('the brief states the chance of running short (issue 17)', () => {
+  const withShortfall = (closings: number[], outflow: number, probability: number, firstWeek: number | null, over: Partial<BriefFacts> = {}) => {
+    const f = facts(closings, outflow, over);
+    return { ...f, forecast: { ...f.forecast!, shortfall: { threshold: '0', probability, firstWeek } } };
+  };
+
+  it('Given a 31% chance of going below zero though the expected low point stays above it, When a customer is also overdue, Then the shortfall is the risk signal', () => {
+    const b = rulesBrief(withShortfall(dip, 3_000, 0.31, 5, overdue));
+    expect(b.riskSignal.headline).toBe('A 31% chance of running short by week 5');
+    expect(b.riskSignal.bodyMarkdown).toContain('There is a **31%** chance cash goes below zero in the next 13 weeks, most likely first in week 5.');
+    expect(b.riskSignal.refs).toEqual([{ kind: 'week', weekNumber: 5 }]);
+  });
+
+  it('Given a tight week, Then the tight week stays the headline and its body adds the chance; Given a 10% chance, Then the overdue customer leads', () => {
+    const tight = rulesBrief(withShortfall(dip, 6_000, 0.45, 6, overdue));
+    expect(tight.riskSignal.headline).toBe('Cash is tight in week 6 (AUD 9,000)');
+    expect(tight.riskSignal.bodyMarkdown).toContain('**45%** chance');
+    expect(rulesBrief(withShortfall(dip, 3_000, 0.1, 6, overdue)).riskSignal.headline).toBe('Acme has AUD 12,000 overdue');
+  });
+
+  it('Given no shortfall stated (a snapshot before the bands), Then the brief reads as before', () => {
+    expect(rulesBrief(facts(dip, 6_000, overdue)).riskSignal.bodyMarkdown).not.toContain('chance');
+  });
+});

@@ -26,7 +26,7 @@ describe('endpoint catalogue', () => {
     expect(ENDPOINTS.map((e) => e.name)).toEqual([
       'status', 'orgs', 'bank-accounts', 'account-balances', 'invoices', 'bills', 'credit-notes',
       'credit-note', 'purchase-orders', 'purchase-order', 'contacts', 'contact',
-      'cash-position', 'forecast', 'daily-summary', 'revenue', 'expenses', 'contacts-summary', 'cohorts', 'retention', 'brief',
+      'cash-position', 'forecast', 'receivables-aged', 'payables-aged', 'scenarios', 'daily-summary', 'revenue', 'expenses', 'contacts-summary', 'cohorts', 'retention', 'brief',
     ]);
     for (const e of ENDPOINTS) {
       expect(`service.${toolName(e)}`).toMatch(/^service\.[a-z_]+$/);
@@ -213,6 +213,28 @@ describe('forecast chart', () => {
     const flat = forecastChart({ startingCash: '0', endingCash: '0', weeks: [{ weekStart: '2026-01-05', closing: '0' }] });
     expect(flat).not.toMatch(/[█▓]/);
     expect(forecastChart({ startingCash: '0', endingCash: '0', weeks: [] })).toContain('(no weeks)');
+  });
+
+  it('issue 17: with bands, each week shows its 80% band from P10 to P90 around the bar, the range in figures, and the chance of going below zero', () => {
+    const weeks = [
+      { weekStart: '2026-01-05', closing: '100', bands: { closing: { p10: '60', p90: '140' }, calibrated: true } },
+      { weekStart: '2026-01-12', closing: '50', bands: { closing: { p10: '-50', p90: '150' }, calibrated: true } },
+    ];
+    const out = forecastChart({ startingCash: '120', endingCash: '50', weeks, shortfall: { threshold: '0', probability: 0.23, firstLikelyWeekIndex: 1 } }, { width: 40 });
+    const [a, b] = bars(out);
+    // Span -50..150 over 40 columns (5 per 25): axis after 10 columns.
+    expect(a!.indexOf('|')).toBe(b!.indexOf('|'));
+    expect((a!.match(/█/g) ?? []).length).toBe(20);
+    expect((a!.match(/░/g) ?? []).length).toBe(8); // 100 to 140 beyond the bar (columns 21-28)
+    expect((b!.match(/█/g) ?? []).length).toBe(10);
+    expect((b!.match(/░/g) ?? []).length).toBe(30); // -50 to 0 on the left, 50 to 150 on the right
+    expect(a).toContain('P10 60 .. P90 140');
+    expect(b).toContain('P10 -50 .. P90 150');
+    expect(out).toContain('░ 80% band (P10 to P90');
+    expect(out).not.toContain('not yet calibrated');
+    expect(out).toContain('chance of going below zero in the 13 weeks: 23%, most likely first in week 2 (2026-01-12)');
+    const uncalibrated = forecastChart({ startingCash: '1', endingCash: '1', weeks: [{ ...weeks[0]!, bands: { ...weeks[0]!.bands, calibrated: false } }] });
+    expect(uncalibrated).toContain("not yet calibrated on this organisation's history");
   });
 
   it('groups thousands exactly', () => {

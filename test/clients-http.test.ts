@@ -207,7 +207,7 @@ describe('clients against a real server', () => {
       const args = [e.name, ...(e.id ? [ids[e.name]!] : []), '--format', 'table'];
       expect(await runCli(args, io), `${args.join(' ')}: ${err}`).toBe(0);
       // A table (header and rule) or a section for every list and drill; plain fields for the rest.
-      if (e.name !== 'status') expect(out, e.name).toMatch(/\n(\w+(\.\w+)*( \(\d+\))?)\n\S+( +\S+)*\n-+( +-+)*\n|\n\w+\nid +\S/);
+      if (e.name !== 'status') expect(out, e.name).toMatch(/(^|\n)(\w+(\.\w+)*( \(\d+\))?)\n\S+( +\S+)*\n-+( +-+)*\n|\n\w+\nid +\S/);
       expect(out).not.toContain('{…}');
     }
   });
@@ -247,7 +247,7 @@ describe('clients against a real server', () => {
       }
       const inv = tools.find((t) => t.name === 'invoices')!;
       const props = inv.inputSchema.properties as Record<string, { type?: string; description?: string; minimum?: number }>;
-      expect(Object.keys(props).sort()).toEqual(['autoPaginate', 'contactId', 'cursor', 'dateFrom', 'dateTo', 'limit', 'lines', 'orgId', 'status', 'totals']);
+      expect(Object.keys(props).sort()).toEqual(['autoPaginate', 'contactId', 'cursor', 'dateFrom', 'dateTo', 'dueFrom', 'dueTo', 'limit', 'lines', 'orgId', 'overdue', 'status', 'totals']);
       expect(props.limit).toMatchObject({ type: 'integer', minimum: 1 });
       expect(props.autoPaginate!.type).toBe('boolean');
       expect(props.cursor!.description).toMatch(/nextCursor/);
@@ -259,7 +259,7 @@ describe('clients against a real server', () => {
       expect(contact.inputSchema.required).toEqual(['id']);
       const instructions = client.getInstructions()!;
       expect(instructions).toMatch(/status \(free/);
-      expect(instructions).toContain('receivables: invoices, credit_notes, credit_note;');
+      expect(instructions).toContain('receivables: receivables_aged, invoices, credit_notes, credit_note;');
       expect(instructions).toContain('the day at a glance: daily_summary');
       // Only tools that exist are named.
       expect(/\bbrief\b/.test(instructions)).toBe(ENDPOINTS.some((e) => toolName(e) === 'brief'));

@@ -119,20 +119,26 @@ describe('cashline-server forecast operations on PostgreSQL', () => {
     }
   });
 
-  it('backtest --json prints one object {cutoffs, weeks: 13, methods: {cashline, due_date, median_delay}} of {receipts, payments, closing} {mae, wape}', async () => {
+  it('backtest --json prints one object {cutoffs, weeks: 13, methods: {cashline, due_date, median_delay, naive_run_rate}} of {receipts, payments, closing} {mae, wape, pinball, coverage80, width80}, byHorizon for cashline, the shortfall reliability', async () => {
     const r = await ops(['backtest', '--org', orgId, '--from', '2026-03-02', '--to', '2026-08-17', '--every', '28d', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json.cutoffs).toBe(7);
     expect(r.json.weeks).toBe(13);
-    expect(Object.keys(r.json.methods).sort()).toEqual(['cashline', 'due_date', 'median_delay']);
-    for (const m of Object.values(r.json.methods) as Record<string, { mae: string; wape: number }>[]) {
-      expect(Object.keys(m).sort()).toEqual(['closing', 'payments', 'receipts']);
-      for (const x of Object.values(m)) {
-        expect(typeof x.mae).toBe('string');
-        expect(isCanonical(x.mae)).toBe(true);
-        expect(typeof x.wape).toBe('number');
+    expect(Object.keys(r.json.methods).sort()).toEqual(['cashline', 'due_date', 'median_delay', 'naive_run_rate']);
+    for (const [name, m] of Object.entries(r.json.methods) as [string, Record<string, Record<string, unknown>>][]) {
+      expect(Object.keys(m).sort()).toEqual(name === 'cashline' ? ['byHorizon', 'closing', 'payments', 'receipts'] : ['closing', 'payments', 'receipts']);
+      for (const figure of ['receipts', 'payments', 'closing']) {
+        const x = m[figure]!;
+        expect(Object.keys(x).sort()).toEqual(['coverage80', 'mae', 'pinball', 'wape', 'width80']);
+        expect(isCanonical(x.mae as string)).toBe(true);
+        for (const k of ['wape', 'pinball', 'coverage80', 'width80']) expect(Number.isFinite(x[k])).toBe(true);
+        expect(x.coverage80).toBeGreaterThanOrEqual(0);
+        expect(x.coverage80).toBeLessThanOrEqual(1);
       }
     }
+    const byHorizon = (r.json.methods.cashline as { byHorizon: Record<string, { week: number; wape: number; coverage80: number }[]> }).byHorizon;
+    for (const figure of ['receipts', 'payments', 'closing']) expect(byHorizon[figure]!.map((h) => h.week)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
+    expect(r.json.shortfall).toMatchObject({ cells: 7 * 13 });
     // Progress went to stderr, the table did not (--json).
     expect(r.stderr).toMatch(/backtest: cut-off 2026-08-17 7\/7/);
     expect(r.stderr).not.toMatch(/WAPE/);

@@ -16,6 +16,9 @@ import { insertSynthetic, syntheticLedger } from '../src/backtest/synthetic.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { loadCashEvents } from '../src/store/queries/daily-summary.js';
 import { pendingAnomalies } from '../src/domain/forecast/daily.js';
+import { ENGINE_VERSION } from '../src/domain/forecast/project.js';
+import { ENDPOINTS } from '../src/schemas/endpoints.js';
+import { callTool } from '../src/mcp/server.js';
 import { CashPositionResponse, DailySummaryResponse, ForecastResponse } from '../src/schemas/forecast.js';
 
 const NO_SENSITIVE = SCOPES.filter((x) => x !== 'READ_SENSITIVE');
@@ -80,7 +83,7 @@ describe.each(BACKENDS)('forecast endpoints over HTTP on %s', (kind) => {
     expect(body.weeks).toHaveLength(13);
     expect(body.weeks[0]!.weekStart).toBe('2026-11-23'); // UTC is still Sunday the 22nd
     expect(body.weeks[12]!.weekEnd).toBe('2027-02-21');
-    expect(body).toMatchObject({ scenarioId: 'base', scenarioKind: 'BASE', engineVersion: 2, computedAt: '2026-11-22T14:00:00.000Z', redactedItemCount: 0 });
+    expect(body).toMatchObject({ scenarioId: 'base', scenarioKind: 'BASE', engineVersion: ENGINE_VERSION, computedAt: '2026-11-22T14:00:00.000Z', redactedItemCount: 0 });
     let opening = dec(body.startingCash);
     let tin = new D(0);
     for (const w of body.weeks) {
@@ -93,8 +96,64 @@ describe.each(BACKENDS)('forecast endpoints over HTTP on %s', (kind) => {
     }
     expect(dec(body.endingCash).eq(opening)).toBe(true);
     expect(dec(body.totalInflow!).eq(tin)).toBe(true);
-    expect(body.weeks.some((w) => w.itemIds.length > 0)).toBe(true);
+    expect(body.weeks.some((w) => w.itemIds!.length > 0)).toBe(true);
     expect(body.notesForAgent!.length).toBeGreaterThan(0);
+  });
+
+  it('issue 17: every week states its P10/P50/P90 of inflow, outflow and closing and its shortfall probability; the answer the 13-week shortfall and the calibration (null before the nightly calibration ran)', async () => {
+    const { body } = await getJson(ForecastResponse, '/api/agent/forecast?weeks=4', full);
+    expect(body.weeks).toHaveLength(4);
+    for (const w of body.weeks) {
+      for (const band of [w.bands!.inflow, w.bands!.outflow, w.bands!.closing]) {
+        for (const v of [band.p10, band.p50, band.p90]) expect(isCanonical(v)).toBe(true);
+        expect(dec(band.p10).lte(band.p50) && dec(band.p50).lte(band.p90)).toBe(true);
+      }
+      expect(dec(w.bands!.inflow.p10).gte(0)).toBe(true);
+      expect(w.bands!.calibrated).toBe(false);
+      expect(w.shortfallProbability).toBeGreaterThanOrEqual(0);
+      expect(w.shortfallProbability).toBeLessThanOrEqual(1);
+    }
+    // The shortfall covers the 13 weeks whatever `weeks` returns: at least each week's own probability.
+    expect(body.shortfall!.threshold).toBe('0');
+    expect(body.shortfall!.probability).toBeGreaterThanOrEqual(Math.max(...body.weeks.map((w) => w.shortfallProbability!)) - 1e-9);
+    expect(body.calibration).toBeNull();
+  });
+
+  it('issue 19: detail=summary keeps the figures, bands, shortfall and notes without item ids and categories; a bad detail is a 400 naming it; the MCP forecast tool answers with summary unless told full', async () => {
+    const forecast = api.client(full).api.agent.forecast;
+    const all = await okBody(await forecast.$get({ query: {} }));
+    const summary = await okBody(await forecast.$get({ query: { detail: 'summary' } }));
+    expect(summary.weeks).toEqual(all.weeks.map(({ itemIds: _i, overdueItemIds: _o, categories: _c, ...w }) => w));
+    expect(summary.weeks.every((w) => w.itemIds === undefined && w.categories === undefined && w.bands !== undefined)).toBe(true);
+    const { weeks: _a, ...restAll } = all;
+    const { weeks: _s, ...restSummary } = summary;
+    expect({ ...restSummary, redactedItemCount: 0 }).toEqual({ ...restAll, redactedItemCount: 0 });
+    expect(JSON.stringify(summary).length).toBeLessThan(JSON.stringify(all).length);
+    const bad = await forecast.$get({ query: { detail: 'brief' } });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: 'bad_request', parameter: 'detail' });
+    const tool = ENDPOINTS.find((e) => e.name === 'forecast')!;
+    const byTool = JSON.parse((((await callTool({ baseUrl: api.url }, tool, {}, full)).content as { text: string }[]).at(-1)!).text) as typeof summary;
+    expect(byTool.weeks).toEqual(summary.weeks);
+    const fullByTool = JSON.parse((((await callTool({ baseUrl: api.url }, tool, { detail: 'full' }, full)).content as { text: string }[]).at(-1)!).text) as typeof all;
+    expect(fullByTool.weeks[0]!.itemIds).toEqual(all.weeks[0]!.itemIds);
+  });
+
+  it('issue 19: GET /scenarios lists BASE, BEST, WORST and the custom ones with what they change and their latest headline, the same figures /forecast gives; READ_FORECAST', async () => {
+    const body = await okBody(await api.client(full).api.agent.scenarios.$get());
+    expect(body.scenarios.map((s) => s.kind).slice(0, 3)).toEqual(['BASE', 'BEST', 'WORST']);
+    expect(body.scenarios.find((s) => s.kind === 'WORST')!.adjustments).toEqual({ inflowFactor: '0.9', outflowFactor: '1.05', paymentDelayShiftDays: 7 });
+    for (const s of body.scenarios) {
+      const f = await okBody(await api.client(full).api.agent.forecast.$get({ query: { scenarioId: s.id, detail: 'summary' } }));
+      expect(s.latestForecast).toEqual({
+        computedAt: f.computedAt,
+        asOfDate: f.asOfDate,
+        endingCash: f.endingCash,
+        minClosingCash: f.minClosingCash,
+        shortfallProbability: f.shortfall!.probability,
+      });
+    }
+    expect((await api.get('/api/agent/scenarios', await key(SCOPES.filter((x) => x !== 'READ_FORECAST')))).status).toBe(403);
   });
 
   it('decisions.md forecast: weeks 1-13 (default 13) cuts the horizon, totals over it; anything else is a 400 naming weeks', async () => {
@@ -179,7 +238,7 @@ describe.each(BACKENDS)('forecast endpoints over HTTP on %s', (kind) => {
     const newest = new Date('2026-11-23T02:00:00Z');
     await recomputeForecast(api.store.db, 'f1', newest);
     const again = (await getJson(ForecastResponse, '/api/agent/forecast', full)).body;
-    expect(again).toMatchObject({ engineVersion: 2, computedAt: newest.toISOString() });
+    expect(again).toMatchObject({ engineVersion: ENGINE_VERSION, computedAt: newest.toISOString() });
   });
 
   it('spec 2.8 / decisions.md: daily summary - cash today, bank accounts, last 7 days, AR ageing, 13-week outlook, anomalies, narrative', async () => {
@@ -242,6 +301,45 @@ describe.each(BACKENDS)('forecast endpoints over HTTP on %s', (kind) => {
     expect(gatedRows.map((e) => e.amount)).toEqual([...a.last7d.topInflows, ...a.last7d.topOutflows].map((e) => e.amount));
     expect([b.last7d.inflow, b.last7d.outflow, b.ar, b.cashToday]).toEqual([a.last7d.inflow, a.last7d.outflow, a.ar, a.cashToday]);
     await api.store.db.update(s.contacts).set({ isSensitive: false }).where(and(eq(s.contacts.orgId, 'f1'), eq(s.contacts.name, name)));
+  });
+
+  it("issue 19: /receivables/aged is each customer's balance by the daily summary's bands, sorted by what is overdue; its totals are the daily summary's ar; it pages; sensitive names are rewritten; /payables/aged the same for suppliers", async () => {
+    const summary = (await getJson(DailySummaryResponse, '/api/agent/daily-summary', full)).body;
+    const aged = api.client(full).api.agent.receivables.aged;
+    const all = await okBody(await aged.$get({ query: { autoPaginate: 'true' } }));
+    expect(all.asOfDate).toBe(summary.asOfDate);
+    for (const band of ['current', 'days30', 'days60', 'days90', 'days90plus'] as const) expect(all.totals[band], band).toBe(summary.ar[band].amount);
+    expect(all.totals.total).toBe(summary.ar.total.amount);
+    expect(all.totals.documents).toBe(summary.ar.total.count);
+    // Each row adds up; rows are by overdue balance, largest first; the totals are the rows' sums.
+    for (const r of all.contacts) {
+      expect(dec(r.days30).plus(r.days60).plus(r.days90).plus(r.days90plus).eq(r.overdue)).toBe(true);
+      expect(dec(r.current).plus(r.overdue).eq(r.total)).toBe(true);
+    }
+    for (let i = 1; i < all.contacts.length; i++) expect(dec(all.contacts[i - 1]!.overdue).gte(all.contacts[i]!.overdue)).toBe(true);
+    expect(all.contacts.reduce((a, r) => a.plus(r.total), new D(0)).eq(all.totals.total)).toBe(true);
+    expect(all.totalCount).toBe(all.contacts.length);
+    expect(all.totalCount).toBeGreaterThan(1);
+    // Paged one at a time: the same rows in the same order, then null.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < all.totalCount + 1; i++) {
+      const page = await okBody(await aged.$get({ query: { limit: '1', ...(cursor ? { cursor } : {}) } }));
+      seen.push(...page.contacts.map((r) => r.contactId ?? ''));
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(all.contacts.map((r) => r.contactId ?? ''));
+    // A sensitive customer's name is rewritten for a key without READ_SENSITIVE; amounts stay.
+    const top = all.contacts[0]!;
+    await api.store.db.update(s.contacts).set({ isSensitive: true }).where(and(eq(s.contacts.orgId, 'f1'), eq(s.contacts.id, top.contactId!)));
+    const hidden = await okBody(await api.client(gated).api.agent.receivables.aged.$get({ query: { autoPaginate: 'true' } }));
+    expect(hidden.contacts[0]).toEqual({ ...top, contactName: 'Sensitive contact' });
+    expect(hidden.redactedItemCount).toBe(1);
+    await api.store.db.update(s.contacts).set({ isSensitive: false }).where(and(eq(s.contacts.orgId, 'f1'), eq(s.contacts.id, top.contactId!)));
+    const payables = await okBody(await api.client(full).api.agent.payables.aged.$get({ query: {} }));
+    expect(payables.contacts.every((r) => dec(r.total).gt(0))).toBe(true);
+    expect((await api.get('/api/agent/receivables/aged', await key(SCOPES.filter((x) => x !== 'READ_INVOICES')))).status).toBe(403);
   });
 
   it('spec 9: the OpenAPI document lists the three endpoints with their response schemas and the forecast parameters', async () => {

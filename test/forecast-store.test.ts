@@ -12,6 +12,9 @@ import * as s from '../src/store/schema.js';
 import { insertSynthetic, syntheticLedger } from '../src/backtest/synthetic.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { arAgeing } from '../src/domain/forecast/daily.js';
+import { ENGINE_VERSION } from '../src/domain/forecast/project.js';
+import { recalibrate, recalibrateIfStale } from '../src/jobs/calibration.js';
+import { loadCalibration } from '../src/store/queries/calibration.js';
 import { addDays } from '../src/domain/calendar.js';
 import { arAgeingInStore, loadCashEvents, loadOpenReceivables } from '../src/store/queries/daily-summary.js';
 import { loadForecastInput } from '../src/store/queries/forecast-input.js';
@@ -55,6 +58,16 @@ describe.each(BACKENDS)('forecast job on %s', (kind) => {
   });
   afterAll(async () => {
     await store?.close();
+  });
+
+  it('issue 17: the calibration is stored per organisation; a second run the same day is skipped (recalibrateIfStale), the next day it runs again', async () => {
+    const first = await recalibrate(store.db, orgId, NOW);
+    expect(first.cutoffs).toBeGreaterThan(20);
+    expect((await loadCalibration(store.db, orgId))!.asOf).toBe(first.asOf);
+    expect(await recalibrateIfStale(store.db, orgId, NOW)).toBeNull();
+    const nextDay = await recalibrateIfStale(store.db, orgId, new Date(NOW.getTime() + 86_400_000));
+    expect(nextDay?.asOf).toBe(addDays(first.asOf, 1));
+    expect((await loadCalibration(store.db, orgId))!.asOf).toBe(nextDay!.asOf);
   });
 
   it('AR ageing aggregated in the store equals the domain rule (arAgeing) over every open receivable, on every band boundary and in a foreign currency', async () => {
@@ -109,7 +122,7 @@ describe.each(BACKENDS)('forecast job on %s', (kind) => {
     expect(scenarios.map((x) => x.kind).sort()).toEqual(['BASE', 'BEST', 'CUSTOM', 'WORST']);
     const base = (await latestSnapshot(store.db, orgId))!;
     expect(base.scenarioId).toBe('base');
-    expect(base.engineVersion).toBe(2);
+    expect(base.engineVersion).toBe(ENGINE_VERSION);
     expect(base.computedAt.getTime()).toBe(NOW.getTime() + 1000);
     const p = base.payload;
     expect(p.weeks[0]!.weekStart).toBe('2026-11-23');

@@ -25,6 +25,8 @@ import {
 } from '../src/schemas/ledger.js';
 
 const NO_SENSITIVE = SCOPES.filter((s) => s !== 'READ_SENSITIVE');
+/** How many invoices an answer lists. */
+const overdueSeen = (r: { body: Record<string, unknown> }) => (r.body.invoices as unknown[]).length;
 
 describe.each(BACKENDS)('ledger lists over HTTP on %s', (kind) => {
   let api: TestApi;
@@ -112,6 +114,34 @@ describe.each(BACKENDS)('ledger lists over HTTP on %s', (kind) => {
     expect(contact.body.invoices.map((i) => i.id)).toEqual(['inv-6']);
     const dates = await getJson(InvoicesResponse, '/api/agent/invoices?dateFrom=2026-01-31&dateTo=2026-01-31', k);
     expect(dates.body.invoices.map((i) => i.id)).toEqual(['inv-4', 'inv-3']);
+  });
+
+  it("issue 19: dueFrom/dueTo bound the due date and overdue=true keeps what is AUTHORISED, still owed and due before the organisation's today; totals and paging follow; bad values are 400s naming them", async () => {
+    const k = await key();
+    for (const list of ['invoices', 'bills'] as const) {
+      // expectedDate is the due date (every seeded document has one).
+      const all = (await getJson(null, `/api/agent/${list}?autoPaginate=true`, k)).body[list] as { id: string; expectedDate: string; amountDue: string; ledgerStatus: string }[];
+      const due = (i: { expectedDate: string }) => i.expectedDate.slice(0, 10);
+      // Today in Sydney is 2 March 2026 (15:00 UTC on the 1st).
+      const overdue = all.filter((i) => i.ledgerStatus === 'AUTHORISED' && Number(i.amountDue) > 0 && due(i) < '2026-03-02').map((i) => i.id);
+      const r = await getJson(null, `/api/agent/${list}?overdue=true&totals=true`, k);
+      expect((r.body[list] as { id: string }[]).map((i) => i.id).sort(), list).toEqual(overdue.sort());
+      expect(r.body.totalCount).toBe(overdue.length);
+      const window = all.filter((i) => due(i) >= '2026-01-01' && due(i) <= '2026-02-15').map((i) => i.id);
+      const w = await getJson(null, `/api/agent/${list}?dueFrom=2026-01-01&dueTo=2026-02-15&autoPaginate=true`, k);
+      expect((w.body[list] as { id: string }[]).map((i) => i.id).sort(), list).toEqual(window.sort());
+    }
+    expect(overdueSeen(await getJson(null, '/api/agent/invoices?overdue=true', k))).toBeGreaterThan(0);
+    for (const [q, parameter] of [
+      ['dueFrom=2026-02-30', 'dueFrom'],
+      ['dueTo=soon', 'dueTo'],
+      ['overdue=maybe', 'overdue'],
+      ['dueFrom=2026-03-01&dueTo=2026-02-01', 'dueFrom'],
+    ] as const) {
+      const bad = await getJson(null, `/api/agent/invoices?${q}`, k);
+      expect(bad.status, q).toBe(400);
+      expect(bad.body).toMatchObject({ error: 'bad_request', parameter });
+    }
   });
 
   it('decisions: a malformed known parameter is a 400 bad_request naming it; unknown parameters are ignored', async () => {

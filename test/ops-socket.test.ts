@@ -89,7 +89,7 @@ describe('operations commands while the embedded server runs', () => {
 
       const re = await run(['recompute', '--org', org.orgId], env);
       expect(re.code, re.stderr).toBe(0);
-      expect(Object.keys(re.json).sort()).toEqual(['baselines', 'brief', 'forecast']);
+      expect(Object.keys(re.json).sort()).toEqual(['baselines', 'brief', 'calibration', 'forecast']);
       const brief = await fetch(`${baseUrl}/api/agent/orgs/${org.orgId}/daily-brief`, { headers: { authorization: `Bearer ${key.json.key}` } });
       expect(brief.status).toBe(200);
 

@@ -12,6 +12,7 @@ import { type CursorPosition, decodeCursor, encodeCursor, filtersHash, InvalidCu
 import type { PagingParams } from '../domain/list-params.js';
 import { ErrorResponse } from '../schemas/common.js';
 import type { AppEnv } from './context.js';
+import type { OrgMeta } from '../store/queries/organisation.js';
 import { ApiError } from './errors.js';
 
 /** The request's organisation and what its key may see. */
@@ -20,6 +21,13 @@ export function listCaller(c: Context<AppEnv>): { orgId: string; gate: boolean }
   // The pipeline resolves the organisation before any handler of these routes runs.
   if (!auth.orgId) throw new ApiError(400, 'org_required', 'This endpoint needs an organisation.');
   return { orgId: auth.orgId, gate: !auth.canSeeSensitive };
+}
+
+/** The request's organisation as the queries take it (400 org_required without one). */
+export function callerOrg(c: Context<AppEnv>): OrgMeta {
+  const org = c.get('auth').org;
+  if (!org) throw new ApiError(400, 'org_required', 'This endpoint needs an organisation.');
+  return { id: org.id, name: org.name, timezone: org.timezone, baseCurrency: org.baseCurrency };
 }
 
 export interface Paging {

@@ -8,12 +8,17 @@
  * - median_delay: on its due date plus the contact's median delay over its
  *   paid documents before the cut-off (at least 3 of them; otherwise the
  *   organisation's median), overdue ones no earlier than the cut-off.
+ *
+ * And a third that reads no document at all:
+ * - naive_run_rate: each of the 13 weeks gets the mean weekly receipts (and
+ *   payments) of the 13 weeks before the cut-off.
  */
 import { D, dec, type Dec } from '../domain/money.js';
 import { median, MIN_OWN_HISTORY } from '../domain/forecast/behaviour.js';
 import { mondayOf, toDay } from '../domain/forecast/days.js';
 import { WEEKS } from '../domain/forecast/project.js';
 import type { ForecastInput } from '../domain/forecast/types.js';
+import type { ReplayIndex } from './replay.js';
 
 export interface BaselineWeek {
   receipts: Dec;
@@ -59,4 +64,19 @@ export function baselineWeeks(input: ForecastInput, method: 'due_date' | 'median
     else w.payments = w.payments.plus(amount);
   }
   return weeks;
+}
+
+/** Every week: the mean weekly receipts and payments (transfers left out) of the 13 weeks before the cut-off. */
+export function naiveRunRate(ix: ReplayIndex, cutoff: string): BaselineWeek[] {
+  const C = toDay(cutoff);
+  const from = C - 7 * WEEKS;
+  let receipts = new D(0);
+  let payments = new D(0);
+  for (const m of ix.movements) {
+    if (m.day < from || m.day >= C || !m.flow) continue;
+    if (m.amount.gt(0)) receipts = receipts.plus(m.amount);
+    else payments = payments.minus(m.amount);
+  }
+  const week = { receipts: receipts.div(WEEKS).toDecimalPlaces(2), payments: payments.div(WEEKS).toDecimalPlaces(2) };
+  return Array.from({ length: WEEKS }, () => ({ ...week }));
 }

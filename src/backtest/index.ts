@@ -13,23 +13,28 @@
 import type { Db } from '../store/db.js';
 import { orgMeta } from '../store/queries/organisation.js';
 import { loadRawLedger, type RawLedger } from '../store/queries/raw-ledger.js';
-import { canonical, D, dec, type Dec } from '../domain/money.js';
+import { D, dec, type Dec } from '../domain/money.js';
 import { addDays, dateIn } from '../domain/calendar.js';
-import { prepareForecast } from '../domain/forecast/engine.js';
-import { forEachOpenReceivable, projectForecast } from '../domain/forecast/project.js';
+import { CALIBRATION_DAYS, MIN_HISTORY_DAYS } from './calibrate.js';
+import { forEachOpenReceivable } from '../domain/forecast/project.js';
 import { toDec } from '../domain/forecast/cents.js';
-import type { ForecastInput } from '../domain/forecast/types.js';
+import type { ForecastInput, Scenario } from '../domain/forecast/types.js';
+import type { PreparedForecast } from '../domain/forecast/prepared.js';
+import { type Simulation } from '../domain/forecast/simulate.js';
+import { probabilityBelow, simulatedBands } from '../domain/forecast/bands.js';
+import { OnlineCalibrator, scaleFor } from '../domain/forecast/calibrate.js';
+import { WEEKS } from '../domain/forecast/project.js';
+import { ErrorBands, Reliability, Scorer, type HorizonMetric, type Metric, type ReliabilityTable } from './metrics.js';
 import { fromDay, mondayOf, toDay } from '../domain/forecast/days.js';
-import { actualsFrom, horizonEnd, indexLedger, inputAt, type ReplayIndex } from './replay.js';
-import { baselineWeeks } from './baselines.js';
+import { FIGURE_OF, forecastAt, horizonEnd, indexLedger, MEASURES, type Measure, type ReplayIndex } from './replay.js';
+import { baselineWeeks, naiveRunRate, type BaselineWeek } from './baselines.js';
 
-export const METHODS = ['cashline', 'due_date', 'median_delay'] as const;
+export const METHODS = ['cashline', 'due_date', 'median_delay', 'naive_run_rate'] as const;
 export type Method = (typeof METHODS)[number];
+const BASELINES = ['due_date', 'median_delay', 'naive_run_rate'] as const;
+type Baseline = (typeof BASELINES)[number];
 
-export interface Metric {
-  mae: string;
-  wape: number;
-}
+export type { Metric, HorizonMetric } from './metrics.js';
 
 export interface MethodMetrics {
   receipts: Metric;
@@ -37,16 +42,28 @@ export interface MethodMetrics {
   closing: Metric;
 }
 
+export interface CashlineMetrics extends MethodMetrics {
+  /** Per horizon week 1-13: WAPE and coverage of the 80% band. */
+  byHorizon: { receipts: HorizonMetric[]; payments: HorizonMetric[]; closing: HorizonMetric[] };
+}
+
 export interface BacktestResult {
   cutoffs: number;
   weeks: 13;
-  methods: Record<Method, MethodMetrics>;
+  methods: { cashline: CashlineMetrics } & Record<Baseline, MethodMetrics>;
   /**
    * Only with `diagnostics: true`: receipts of the invoices open at each
    * cut-off alone, per method - how well each one times what is already
    * invoiced, apart from predicting new sales.
    */
   diagnostics?: { openReceivables: Record<Method, Metric> };
+  /**
+   * How true Cashline's stated probabilities are: at every (cut-off, week),
+   * the probability it gave that closing cash would be below the cut-off's
+   * opening cash (a fall in cash, the shortfall probability with today's cash
+   * as the threshold), against whether it was.
+   */
+  shortfall: ReliabilityTable;
 }
 
 export interface BacktestOptions {
@@ -79,29 +96,12 @@ export function cutoffDates(from: string, to: string, everyDays: number): string
   return out;
 }
 
-class Errors {
-  private abs = new D(0);
-  private actual = new D(0);
-  private n = 0;
-  add(forecast: Dec, actual: Dec): void {
-    this.abs = this.abs.plus(forecast.minus(actual).abs());
-    this.actual = this.actual.plus(actual.abs());
-    this.n++;
-  }
-  metric(): Metric {
-    return {
-      mae: canonical(this.n ? this.abs.div(this.n).toDecimalPlaces(2) : 0),
-      wape: this.actual.isZero() ? (this.abs.isZero() ? 0 : 1) : Number(this.abs.div(this.actual).toDecimalPlaces(4)),
-    };
-  }
-}
-
-export function backtestLedger(raw: RawLedger, opts: BacktestOptions & { today: string }): BacktestResult {
-  const ix: ReplayIndex = indexLedger(raw);
+/** The cut-offs with data; none is an error that says why. */
+function usableCutoffs(ix: ReplayIndex, opts: BacktestOptions & { today: string }): string[] {
   const limit = Math.min(toDay(opts.today), ix.lastDay);
   // A cut-off with data: some history known on it (the ledger's first day is on or before it),
   // 13 complete weeks after it that have happened, and money that moved in them. Others would
-  // score a perfect 0 on nothing, so they are left out; none left is an error that says why.
+  // score a perfect 0 on nothing, so they are left out.
   const candidates = cutoffDates(opts.from, opts.to, opts.everyDays);
   const cutoffs = candidates.filter((c) => {
     const day = toDay(c);
@@ -114,52 +114,149 @@ export function backtestLedger(raw: RawLedger, opts: BacktestOptions & { today: 
       `no cut-off between ${opts.from} and ${opts.to} has data (${candidates.length} tried): ${span}, and a cut-off needs history on or before it and 13 complete weeks after it, up to today, in which money moved`,
     );
   }
-  const errs = Object.fromEntries(METHODS.map((m) => [m, { receipts: new Errors(), payments: new Errors(), closing: new Errors() }])) as Record<
-    Method,
-    { receipts: Errors; payments: Errors; closing: Errors }
-  >;
-  const open = Object.fromEntries(METHODS.map((m) => [m, new Errors()])) as Record<Method, Errors>;
-  const computedAt = new Date(0);
+  return cutoffs;
+}
+
+const BASE: Scenario = { id: 'backtest', name: 'Backtest', kind: 'BASE', adjustments: {} };
+
+/** One method's scorers per measure (and per horizon week). */
+function scorers() {
+  const by = () => Object.fromEntries(MEASURES.map((m) => [m, new Scorer()])) as Record<Measure, Scorer>;
+  return { all: by(), byHorizon: Array.from({ length: WEEKS }, by), open: new Scorer() };
+}
+
+/** What a replay carries from cut-off to cut-off: the scores, and what each method has learnt of its own errors so far. */
+interface Replay {
+  ix: ReplayIndex;
+  diagnostics: boolean;
+  score: Record<Method, ReturnType<typeof scorers>>;
+  calibrator: OnlineCalibrator;
+  openCalibrator: OnlineCalibrator;
+  reliability: Reliability;
+  errorBands: Record<Baseline, Record<Measure, ErrorBands>>;
+  openBands: Record<Baseline, ErrorBands>;
+}
+
+export function backtestLedger(raw: RawLedger, opts: BacktestOptions & { today: string }): BacktestResult {
+  const ix: ReplayIndex = indexLedger(raw);
+  const cutoffs = usableCutoffs(ix, opts);
+  const r: Replay = {
+    ix,
+    diagnostics: Boolean(opts.diagnostics),
+    score: Object.fromEntries(METHODS.map((m) => [m, scorers()])) as Replay['score'],
+    calibrator: new OnlineCalibrator(WEEKS),
+    openCalibrator: new OnlineCalibrator(WEEKS),
+    reliability: new Reliability('closing cash below the opening cash of the cut-off'),
+    errorBands: Object.fromEntries(BASELINES.map((m) => [m, Object.fromEntries(MEASURES.map((x) => [x, new ErrorBands(WEEKS)]))])) as Replay['errorBands'],
+    openBands: Object.fromEntries(BASELINES.map((m) => [m, new ErrorBands(WEEKS)])) as Replay['openBands'],
+  };
+  // What the nightly calibration would have known at the first cut-off: the two years before it, at the same spacing, learnt from and not scored.
+  for (const cutoff of warmupCutoffs(ix, cutoffs[0]!, opts.everyDays)) replayCutoff(r, cutoff, false);
   cutoffs.forEach((cutoff, i) => {
-    const input = inputAt(ix, cutoff);
-    const prepared = prepareForecast(input);
-    const payload = projectForecast(prepared, { id: 'backtest', name: 'Backtest', kind: 'BASE', adjustments: {} }, computedAt);
-    const opening = dec(payload.startingCash);
-    const actual = actualsFrom(ix, cutoff, opening);
-    payload.weeks.forEach((w, k) => {
-      const a = actual[k]!;
-      errs.cashline.receipts.add(dec(w.inflow), a.receipts);
-      errs.cashline.payments.add(dec(w.outflow), a.payments);
-      errs.cashline.closing.add(dec(w.closing), a.closing);
-    });
-    for (const method of ['due_date', 'median_delay'] as const) {
-      let closing = opening;
-      baselineWeeks(input, method).forEach((w, k) => {
-        const a = actual[k]!;
-        closing = closing.plus(w.receipts).minus(w.payments);
-        errs[method].receipts.add(w.receipts, a.receipts);
-        errs[method].payments.add(w.payments, a.payments);
-        errs[method].closing.add(closing, a.closing);
-      });
-    }
-    if (opts.diagnostics) {
-      const actualOpen = actualOpenReceipts(ix, input, cutoff);
-      const cash = Array.from({ length: 13 }, () => new D(0));
-      forEachOpenReceivable(prepared, 0, (_it, k, a) => (cash[k] = cash[k]!.plus(toDec(a))));
-      cash.forEach((f, k) => open.cashline.add(f, actualOpen[k]!));
-      for (const method of ['due_date', 'median_delay'] as const) {
-        baselineWeeks({ ...input, items: input.items.filter((it) => it.kind === 'AR') }, method).forEach((w, k) => open[method].add(w.receipts, actualOpen[k]!));
-      }
-    }
+    replayCutoff(r, cutoff, true);
     opts.onProgress?.({ done: i + 1, total: cutoffs.length, cutoff });
   });
-  const methods = Object.fromEntries(
-    METHODS.map((m) => [m, { receipts: errs[m].receipts.metric(), payments: errs[m].payments.metric(), closing: errs[m].closing.metric() }]),
-  ) as Record<Method, MethodMetrics>;
-  const result: BacktestResult = { cutoffs: cutoffs.length, weeks: 13, methods };
-  if (opts.diagnostics) {
-    result.diagnostics = { openReceivables: Object.fromEntries(METHODS.map((m) => [m, open[m].metric()])) as Record<Method, Metric> };
+  return { ...resultOf(cutoffs.length, r.score, r.diagnostics), shortfall: r.reliability.table() };
+}
+
+/** The cut-offs of the CALIBRATION_DAYS before `first`, every `everyDays`, with history on them. */
+function warmupCutoffs(ix: ReplayIndex, first: string, everyDays: number): string[] {
+  const out: string[] = [];
+  const earliest = Math.max(toDay(first) - CALIBRATION_DAYS, ix.firstDay + MIN_HISTORY_DAYS);
+  for (let c = addDays(first, -everyDays); toDay(c) >= earliest; c = addDays(c, -everyDays)) out.unshift(c);
+  return out;
+}
+
+/** Forecasts one cut-off with every method; scores it when `scoring`; lets every method learn from its outcomes as they arrive. */
+function replayCutoff(r: Replay, cutoff: string, scoring: boolean): void {
+  const C = toDay(cutoff);
+  // Cashline: the point forecast, and the simulated bands calibrated on what was known by the cut-off.
+  const { input, prepared, payload, opening, actual, sim, raw, known } = forecastAt(r.ix, cutoff, BASE);
+  r.calibrator.advance(C);
+  if (scoring) r.calibrator.countCutoff();
+  payload.weeks.forEach((w, k) => {
+    const points = { receipts: dec(w.inflow), payments: dec(w.outflow), closing: dec(w.closing) };
+    for (const m of MEASURES) {
+      const f = FIGURE_OF[m];
+      const y = actual[k]![m];
+      if (scoring) {
+        const band = r.calibrator.band(k, f, raw[k]![f]) ?? raw[k]![f];
+        r.score.cashline.all[m].add(points[m], y, band);
+        r.score.cashline.byHorizon[k]![m].add(points[m], y, band);
+        if (f === 'closing') {
+          const p = probabilityBelow(sim, k, raw[k]!.closing, scaleFor(r.calibrator.horizons, k, 'closing'), opening.toNumber());
+          r.reliability.add(p, actual[k]!.closing.lt(opening));
+        }
+      }
+      r.calibrator.observe(known(k), k, f, raw[k]![f], y.toNumber());
+    }
+  });
+  for (const method of BASELINES) {
+    let closing = opening;
+    baselinePoints(r.ix, input, method).forEach((w, k) => {
+      closing = closing.plus(w.receipts).minus(w.payments);
+      const points = { receipts: w.receipts, payments: w.payments, closing };
+      for (const m of MEASURES) {
+        const p = points[m].toNumber();
+        const y = actual[k]![m];
+        if (scoring) r.score[method].all[m].add(points[m], y, r.errorBands[method][m].band(k, p, C));
+        r.errorBands[method][m].observe(k, known(k), p, y.toNumber());
+      }
+    });
   }
+  if (r.diagnostics) diagnose(r.ix, input, prepared, sim, { C, known, score: r.score, openCalibrator: r.openCalibrator, openBands: r.openBands, scoring });
+}
+
+/** The weeks of a baseline. */
+function baselinePoints(ix: ReplayIndex, input: ForecastInput, method: Baseline): BaselineWeek[] {
+  return method === 'naive_run_rate' ? naiveRunRate(ix, input.asOf) : baselineWeeks(input, method);
+}
+
+interface DiagnoseContext {
+  C: number;
+  scoring: boolean;
+  known: (k: number) => number;
+  score: Record<Method, ReturnType<typeof scorers>>;
+  openCalibrator: OnlineCalibrator;
+  openBands: Record<Baseline, ErrorBands>;
+}
+
+/** The open-receivables split: each method's receipts of the invoices open at the cut-off alone. */
+function diagnose(ix: ReplayIndex, input: ForecastInput, prepared: PreparedForecast, sim: Simulation, x: DiagnoseContext): void {
+  const actualOpen = actualOpenReceipts(ix, input, input.asOf);
+  const cash = Array.from({ length: WEEKS }, () => new D(0));
+  forEachOpenReceivable(prepared, 0, (_it, k, a) => (cash[k] = cash[k]!.plus(toDec(a))));
+  const raw = simulatedBands({ ...sim, inflow: sim.receivables });
+  x.openCalibrator.advance(x.C);
+  cash.forEach((f, k) => {
+    const band = x.openCalibrator.band(k, 'inflow', raw[k]!.inflow) ?? raw[k]!.inflow;
+    if (x.scoring) x.score.cashline.open.add(f, actualOpen[k]!, band);
+    x.openCalibrator.observe(x.known(k), k, 'inflow', raw[k]!.inflow, actualOpen[k]!.toNumber());
+  });
+  const arOnly = { ...input, items: input.items.filter((it) => it.kind === 'AR') };
+  for (const method of BASELINES) {
+    const weeks = method === 'naive_run_rate' ? naiveRunRate(ix, input.asOf) : baselineWeeks(arOnly, method);
+    weeks.forEach((w, k) => {
+      const p = w.receipts.toNumber();
+      if (x.scoring) x.score[method].open.add(w.receipts, actualOpen[k]!, x.openBands[method].band(k, p, x.C));
+      x.openBands[method].observe(k, x.known(k), p, actualOpen[k]!.toNumber());
+    });
+  }
+}
+
+function resultOf(cutoffs: number, score: Record<Method, ReturnType<typeof scorers>>, diagnostics: boolean): Omit<BacktestResult, 'shortfall'> {
+  const metricsOf = (m: Method): MethodMetrics => ({
+    receipts: score[m].all.receipts.metric(),
+    payments: score[m].all.payments.metric(),
+    closing: score[m].all.closing.metric(),
+  });
+  const byHorizon = Object.fromEntries(MEASURES.map((m) => [m, score.cashline.byHorizon.map((s, k) => s[m].horizon(k + 1))])) as CashlineMetrics['byHorizon'];
+  const methods = {
+    cashline: { ...metricsOf('cashline'), byHorizon },
+    ...(Object.fromEntries(BASELINES.map((m) => [m, metricsOf(m)])) as Record<Baseline, MethodMetrics>),
+  };
+  const result: Omit<BacktestResult, 'shortfall'> = { cutoffs, weeks: 13, methods };
+  if (diagnostics) result.diagnostics = { openReceivables: Object.fromEntries(METHODS.map((m) => [m, score[m].open.metric()])) as Record<Method, Metric> };
   return result;
 }
 

@@ -13,11 +13,16 @@
  */
 import { canonical, D, dec, type Dec } from '../domain/money.js';
 import { fromDay, mondayOf, toDay } from '../domain/forecast/days.js';
-import { WEEKS } from '../domain/forecast/project.js';
-import type { ForecastInput, LedgerItem } from '../domain/forecast/types.js';
+import { projectForecast, WEEKS } from '../domain/forecast/project.js';
+import { prepareForecast } from '../domain/forecast/engine.js';
+import { simulateForecast, type Simulation } from '../domain/forecast/simulate.js';
+import { simulatedBands } from '../domain/forecast/bands.js';
+import type { Figure, Quantiles } from '../domain/forecast/calibrate.js';
+import type { PreparedForecast } from '../domain/forecast/prepared.js';
+import type { ForecastInput, ForecastPayload, LedgerItem, Scenario } from '../domain/forecast/types.js';
 import type { RawLedger } from '../store/queries/raw-ledger.js';
 
-interface Movement {
+export interface Movement {
   day: number;
   amount: Dec;
   bankAccountId: string | null;
@@ -165,3 +170,41 @@ export function horizonEnd(cutoff: string): number {
   return mondayOf(toDay(cutoff)) + 7 * WEEKS - 1;
 }
 
+
+/** What each measured movement is in the forecast: receipts are its inflow, payments its outflow. */
+export const FIGURE_OF = { receipts: 'inflow', payments: 'outflow', closing: 'closing' } as const satisfies Record<keyof ActualWeek, Figure>;
+export type Measure = keyof typeof FIGURE_OF;
+export const MEASURES = Object.keys(FIGURE_OF) as Measure[];
+
+/** One replayed cut-off: what was known, the point forecast and its simulated bands, and what then happened. */
+export interface ReplayedCutoff {
+  input: ForecastInput;
+  prepared: PreparedForecast;
+  payload: ForecastPayload;
+  opening: Dec;
+  actual: ActualWeek[];
+  sim: Simulation;
+  /** The simulated (uncalibrated) quantiles of each week and figure. */
+  raw: Record<Figure, Quantiles>[];
+  /** The day the outcome of week k is known: the day after it ends. */
+  known(k: number): number;
+}
+
+/** The forecast of `scenario` as it would have been made on the morning of `cutoff`, with its futures, and the weeks that followed. */
+export function forecastAt(ix: ReplayIndex, cutoff: string, scenario: Scenario): ReplayedCutoff {
+  const input = inputAt(ix, cutoff);
+  const prepared = prepareForecast(input);
+  const payload = projectForecast(prepared, scenario, new Date(0));
+  const opening = dec(payload.startingCash);
+  const sim = simulateForecast(prepared, scenario);
+  return {
+    input,
+    prepared,
+    payload,
+    opening,
+    actual: actualsFrom(ix, cutoff, opening),
+    sim,
+    raw: simulatedBands(sim),
+    known: (k) => prepared.ends[k]! + 1,
+  };
+}

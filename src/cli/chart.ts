@@ -19,7 +19,8 @@ export interface ForecastChartInput {
   minClosingCash?: string | null | undefined;
   minClosingCashWeekIndex?: number | null | undefined;
   currency?: string | null | undefined;
-  weeks: readonly { weekStart: string; weekEnd?: string; closing: string }[];
+  weeks: readonly { weekStart: string; weekEnd?: string; closing: string; bands?: { closing: { p10: string; p90: string }; calibrated?: boolean } | undefined }[];
+  shortfall?: { threshold: string; probability: number; firstLikelyWeekIndex: number | null } | undefined;
   ledgerAlert?: { message: string; severity: string } | undefined;
 }
 
@@ -30,6 +31,8 @@ export interface ChartOptions {
 
 const FULL = '█';
 const NEG = '▓';
+/** The 80% band (P10 to P90) where the bar does not cover it. */
+const BAND = '░';
 
 /** Thousands separators on a decimal string, exact (no float on the way). */
 export function groupThousands(s: string): string {
@@ -48,8 +51,10 @@ export function forecastChart(f: ForecastChartInput, opts: ChartOptions = {}): s
   if (!weeks.length) return `${[...lines, '(no weeks)'].join('\n')}\n`;
 
   const closings = weeks.map((w) => new Decimal(w.closing));
-  const max = Decimal.max(0, ...closings);
-  const min = Decimal.min(0, ...closings);
+  const bands = weeks.map((w) => (w.bands ? { lo: new Decimal(w.bands.closing.p10), hi: new Decimal(w.bands.closing.p90) } : null));
+  const extremes = [...closings, ...bands.flatMap((b) => (b ? [b.lo, b.hi] : []))];
+  const max = Decimal.max(0, ...extremes);
+  const min = Decimal.min(0, ...extremes);
   const span = max.minus(min);
   // Columns left of the zero axis (for negative weeks) and right of it.
   const negCols = span.isZero() ? 0 : min.negated().div(span).mul(width).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
@@ -65,20 +70,39 @@ export function forecastChart(f: ForecastChartInput, opts: ChartOptions = {}): s
     });
   }
 
+  // Column of a value: left of the axis for negative values (column negCols is the first right of it).
+  const colOf = (v: Decimal) => (v.isNegative() ? negCols - Math.min(barLen(v), negCols) : negCols + Math.min(barLen(v), posCols) - 1);
   const labels = weeks.map((w) => groupThousands(w.closing));
   const labelWidth = Math.max(...labels.map((l) => l.length));
+  const rangeLabels = bands.map((b) => (b ? `P10 ${groupThousands(b.lo.toFixed())} .. P90 ${groupThousands(b.hi.toFixed())}` : ''));
+  const rangeWidth = Math.max(...rangeLabels.map((l) => l.length));
   weeks.forEach((w, i) => {
     const c = closings[i]!;
     const n = Math.min(barLen(c), c.isNegative() ? negCols : posCols);
-    const left = c.isNegative() ? `${' '.repeat(negCols - n)}${NEG.repeat(n)}` : ' '.repeat(negCols);
-    const right = c.isNegative() ? ' '.repeat(posCols) : `${FULL.repeat(n)}${' '.repeat(posCols - n)}`;
+    const cells = Array.from({ length: width }, () => ' ');
+    const b = bands[i];
+    if (b) for (let k = colOf(b.lo); k <= colOf(b.hi); k++) if (k >= 0 && k < width) cells[k] = BAND;
+    if (c.isNegative()) for (let k = negCols - n; k < negCols; k++) cells[k] = NEG;
+    else for (let k = negCols; k < negCols + n; k++) cells[k] = FULL;
     const axis = negCols > 0 ? '|' : '';
+    const drawn = `${cells.slice(0, negCols).join('')}${axis}${cells.slice(negCols).join('')}`;
+    const range = rangeWidth ? `  ${rangeLabels[i]!.padEnd(rangeWidth)}` : '';
     const mark = i === lowest ? '  <- lowest' : '';
-    lines.push(`${String(i + 1).padStart(2)}  ${w.weekStart}  ${left}${axis}${right}  ${labels[i]!.padStart(labelWidth)}${mark}`);
+    lines.push(`${String(i + 1).padStart(2)}  ${w.weekStart}  ${drawn}  ${labels[i]!.padStart(labelWidth)}${range}${mark}`);
   });
   lines.push(
     `starting ${groupThousands(f.startingCash)}, ending ${groupThousands(f.endingCash)}, lowest ${groupThousands(f.minClosingCash ?? weeks[lowest]!.closing)} (week ${lowest + 1}, ${weeks[lowest]!.weekStart})`,
   );
   if (closings.some((c) => c.isNegative())) lines.push(`${NEG} below zero`);
+  if (bands.some(Boolean)) {
+    const calibrated = weeks.every((w) => !w.bands || w.bands.calibrated !== false);
+    lines.push(`${BAND} 80% band (P10 to P90: 8 futures in 10 end the week inside it)${calibrated ? '' : '; not yet calibrated on this organisation\'s history'}`);
+  }
+  if (f.shortfall) {
+    const pct = Math.round(f.shortfall.probability * 100);
+    const below = f.shortfall.threshold === '0' ? 'zero' : groupThousands(f.shortfall.threshold);
+    const when = f.shortfall.firstLikelyWeekIndex !== null && weeks[f.shortfall.firstLikelyWeekIndex] ? `, most likely first in week ${f.shortfall.firstLikelyWeekIndex + 1} (${weeks[f.shortfall.firstLikelyWeekIndex]!.weekStart})` : '';
+    lines.push(`chance of going below ${below} in the 13 weeks: ${pct}%${when}`);
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -82,8 +82,11 @@ interface Doc {
 const msDate = (isoDate: string) => `/Date(${Date.parse(`${isoDate}T00:00:00Z`)}+0000)/`;
 const num = (d: InstanceType<typeof D>) => Number(d.toFixed());
 
-export async function convertOnlineRetail(csvGzPath: string, opts: OnlineRetailOptions = {}): Promise<OnlineRetailOutput> {
-  const progress = opts.onProgress ?? (() => {});
+type Progress = NonNullable<OnlineRetailOptions['onProgress']>;
+type Body = Record<string, unknown>;
+
+/** Reads the CSV into one document per InvoiceNo (first-seen order), with the number of rows read. */
+async function readDocs(csvGzPath: string, opts: OnlineRetailOptions, progress: Progress): Promise<{ docs: Map<string, Doc>; rows: number }> {
   const docs = new Map<string, Doc>();
   const lines = createInterface({ input: createReadStream(csvGzPath).pipe(createGunzip()), crlfDelay: Infinity });
   let rows = 0;
@@ -109,117 +112,162 @@ export async function convertOnlineRetail(csvGzPath: string, opts: OnlineRetailO
     if (rows % 20_000 === 0) progress('read', rows, opts.maxRows ?? TOTAL_ROWS);
   }
   progress('read', rows, rows);
+  return { docs, rows };
+}
 
+/** The organisation's two accounts: the bank account payments go into, and Sales. */
+function ledgerAccounts() {
   const bank = { AccountID: stableGuid('account:090'), Code: '090', Name: 'Business Current Account', Type: 'BANK', Class: 'ASSET', Status: 'ACTIVE', BankAccountType: 'BANK', CurrencyCode: 'GBP' };
   const sales = { AccountID: stableGuid('account:200'), Code: '200', Name: 'Sales', Type: 'REVENUE', Class: 'REVENUE', Status: 'ACTIVE' };
-  const contacts = new Map<string, Record<string, unknown>>();
-  const contactFor = (doc: Doc) => {
-    const key = doc.customer ?? WALK_IN;
-    let c = contacts.get(key);
-    if (!c) {
-      c = {
-        ContactID: stableGuid(`contact:${key}`),
-        Name: doc.customer ? `Customer ${doc.customer}` : WALK_IN,
-        ContactStatus: 'ACTIVE',
-        IsCustomer: true,
-        IsSupplier: false,
-        DefaultCurrency: 'GBP',
-        Addresses: [{ AddressType: 'POBOX', Country: doc.country }],
-        UpdatedDateUTC: `/Date(${Date.parse(`${doc.date}T00:00:00Z`)}+0000)/`,
-      };
-      contacts.set(key, c);
-    }
-    return c;
-  };
+  return { bank, sales };
+}
 
-  const invoices: Record<string, unknown>[] = [];
-  const creditNotes: Record<string, unknown>[] = [];
-  const payments: Record<string, unknown>[] = [];
-  let skipped = 0;
+/** The contact of a document's customer (or Walk-in customers), created in `contacts` on first use. */
+function contactFor(contacts: Map<string, Body>, doc: Doc): Body {
+  const key = doc.customer ?? WALK_IN;
+  let c = contacts.get(key);
+  if (!c) {
+    c = {
+      ContactID: stableGuid(`contact:${key}`),
+      Name: doc.customer ? `Customer ${doc.customer}` : WALK_IN,
+      ContactStatus: 'ACTIVE',
+      IsCustomer: true,
+      IsSupplier: false,
+      DefaultCurrency: 'GBP',
+      Addresses: [{ AddressType: 'POBOX', Country: doc.country }],
+      UpdatedDateUTC: `/Date(${Date.parse(`${doc.date}T00:00:00Z`)}+0000)/`,
+    };
+    contacts.set(key, c);
+  }
+  return c;
+}
+
+/** A document's line items (absolute amounts for a credit note). */
+function lineItemsOf(doc: Doc, credit: boolean) {
+  return doc.rows.map((r, i) => {
+    const qty = new D(r.qty);
+    const amount = qty.times(r.price);
+    return {
+      LineItemID: stableGuid(`line:${doc.number}:${i}`),
+      Description: r.desc,
+      ItemCode: r.stock,
+      Quantity: num(credit ? qty.abs() : qty),
+      UnitAmount: num(new D(r.price)),
+      LineAmount: num(credit ? amount.abs() : amount),
+      TaxAmount: 0,
+      TaxType: 'NONE',
+      AccountCode: '200',
+    };
+  });
+}
+
+/** What a converted document's bodies share. */
+interface DocParts {
+  doc: Doc;
+  contactRef: { ContactID: unknown; Name: unknown };
+  lineItems: ReturnType<typeof lineItemsOf>;
+  total: InstanceType<typeof D>;
+  stamp: string;
+}
+
+/** The refunded ACCRECCREDIT credit note of a cancellation. */
+function creditNoteBody({ doc, contactRef, lineItems, total, stamp }: DocParts): Body {
+  return {
+    Type: 'ACCRECCREDIT',
+    CreditNoteID: stableGuid(`cn:${doc.number}`),
+    CreditNoteNumber: doc.number,
+    Contact: contactRef,
+    Date: msDate(doc.date),
+    Status: 'PAID',
+    LineAmountTypes: 'NoTax',
+    LineItems: lineItems,
+    SubTotal: num(total),
+    TotalTax: 0,
+    Total: num(total),
+    RemainingCredit: 0,
+    CurrencyCode: 'GBP',
+    UpdatedDateUTC: stamp,
+  };
+}
+
+/** The ACCREC invoice of a sale, paid on its date. */
+function invoiceBody({ doc, contactRef, lineItems, total, stamp }: DocParts): Body {
+  return {
+    Type: 'ACCREC',
+    InvoiceID: stableGuid(`inv:${doc.number}`),
+    InvoiceNumber: doc.number,
+    Contact: contactRef,
+    Date: msDate(doc.date),
+    DueDate: msDate(doc.date),
+    FullyPaidOnDate: msDate(doc.date),
+    Status: 'PAID',
+    LineAmountTypes: 'NoTax',
+    LineItems: lineItems,
+    SubTotal: num(total),
+    TotalTax: 0,
+    Total: num(total),
+    AmountDue: 0,
+    AmountPaid: num(total),
+    AmountCredited: 0,
+    CurrencyCode: 'GBP',
+    CurrencyRate: 1,
+    UpdatedDateUTC: stamp,
+  };
+}
+
+/** The payment of a sale's invoice into the bank account, on its date. */
+function paymentBody({ doc, total, stamp }: DocParts, bank: { AccountID: string; Code: string }): Body {
+  return {
+    PaymentID: stableGuid(`pay:${doc.number}`),
+    Date: msDate(doc.date),
+    Amount: num(total),
+    PaymentType: 'ACCRECPAYMENT',
+    Status: 'AUTHORISED',
+    IsReconciled: true,
+    Reference: doc.number,
+    Account: { AccountID: bank.AccountID, Code: bank.Code },
+    Invoice: { InvoiceID: stableGuid(`inv:${doc.number}`), InvoiceNumber: doc.number },
+    UpdatedDateUTC: stamp,
+  };
+}
+
+interface Converted {
+  contacts: Map<string, Body>;
+  invoices: Body[];
+  creditNotes: Body[];
+  payments: Body[];
+  skipped: number;
+}
+
+/** Converts each document to a credit note, or an invoice and its payment; non-positive totals are skipped. */
+function convertDocs(docs: Map<string, Doc>, bank: { AccountID: string; Code: string }, progress: Progress): Converted {
+  const out: Converted = { contacts: new Map(), invoices: [], creditNotes: [], payments: [], skipped: 0 };
   let done = 0;
   for (const doc of docs.values()) {
     if (++done % 5_000 === 0) progress('convert', done, docs.size);
     const credit = doc.number.startsWith('C');
-    const lineItems = doc.rows.map((r, i) => {
-      const qty = new D(r.qty);
-      const amount = qty.times(r.price);
-      return {
-        LineItemID: stableGuid(`line:${doc.number}:${i}`),
-        Description: r.desc,
-        ItemCode: r.stock,
-        Quantity: num(credit ? qty.abs() : qty),
-        UnitAmount: num(new D(r.price)),
-        LineAmount: num(credit ? amount.abs() : amount),
-        TaxAmount: 0,
-        TaxType: 'NONE',
-        AccountCode: '200',
-      };
-    });
+    const lineItems = lineItemsOf(doc, credit);
     const total = lineItems.reduce((a, l) => a.plus(String(l.LineAmount)), new D(0));
     if (total.lte(0)) {
-      skipped++;
+      out.skipped++;
       continue;
     }
-    const c = contactFor(doc);
-    const contactRef = { ContactID: c.ContactID, Name: c.Name };
-    const stamp = `/Date(${Date.parse(`${doc.date}T18:00:00Z`)}+0000)/`;
+    const c = contactFor(out.contacts, doc);
+    const parts: DocParts = { doc, contactRef: { ContactID: c.ContactID, Name: c.Name }, lineItems, total, stamp: `/Date(${Date.parse(`${doc.date}T18:00:00Z`)}+0000)/` };
     if (credit) {
-      creditNotes.push({
-        Type: 'ACCRECCREDIT',
-        CreditNoteID: stableGuid(`cn:${doc.number}`),
-        CreditNoteNumber: doc.number,
-        Contact: contactRef,
-        Date: msDate(doc.date),
-        Status: 'PAID',
-        LineAmountTypes: 'NoTax',
-        LineItems: lineItems,
-        SubTotal: num(total),
-        TotalTax: 0,
-        Total: num(total),
-        RemainingCredit: 0,
-        CurrencyCode: 'GBP',
-        UpdatedDateUTC: stamp,
-      });
+      out.creditNotes.push(creditNoteBody(parts));
       continue;
     }
-    const id = stableGuid(`inv:${doc.number}`);
-    invoices.push({
-      Type: 'ACCREC',
-      InvoiceID: id,
-      InvoiceNumber: doc.number,
-      Contact: contactRef,
-      Date: msDate(doc.date),
-      DueDate: msDate(doc.date),
-      FullyPaidOnDate: msDate(doc.date),
-      Status: 'PAID',
-      LineAmountTypes: 'NoTax',
-      LineItems: lineItems,
-      SubTotal: num(total),
-      TotalTax: 0,
-      Total: num(total),
-      AmountDue: 0,
-      AmountPaid: num(total),
-      AmountCredited: 0,
-      CurrencyCode: 'GBP',
-      CurrencyRate: 1,
-      UpdatedDateUTC: stamp,
-    });
-    payments.push({
-      PaymentID: stableGuid(`pay:${doc.number}`),
-      Date: msDate(doc.date),
-      Amount: num(total),
-      PaymentType: 'ACCRECPAYMENT',
-      Status: 'AUTHORISED',
-      IsReconciled: true,
-      Reference: doc.number,
-      Account: { AccountID: bank.AccountID, Code: bank.Code },
-      Invoice: { InvoiceID: id, InvoiceNumber: doc.number },
-      UpdatedDateUTC: stamp,
-    });
+    out.invoices.push(invoiceBody(parts));
+    out.payments.push(paymentBody(parts, bank));
   }
   progress('convert', docs.size, docs.size);
+  return out;
+}
 
-  const files: XeroFiles = {
+/** The Xero files of the organisation: its settings, accounts and the converted documents, paged. */
+function xeroFiles(accounts: ReturnType<typeof ledgerAccounts>, c: Converted): XeroFiles {
+  return {
     'Organisation.json': {
       Organisations: [
         {
@@ -233,14 +281,27 @@ export async function convertOnlineRetail(csvGzPath: string, opts: OnlineRetailO
         },
       ],
     },
-    'Accounts.json': { Accounts: [bank, sales] },
-    'Contacts.json': pages('Contacts', [...contacts.values()]),
-    'Invoices.json': pages('Invoices', invoices),
-    'CreditNotes.json': pages('CreditNotes', creditNotes),
-    'Payments.json': pages('Payments', payments),
+    'Accounts.json': { Accounts: [accounts.bank, accounts.sales] },
+    'Contacts.json': pages('Contacts', [...c.contacts.values()]),
+    'Invoices.json': pages('Invoices', c.invoices),
+    'CreditNotes.json': pages('CreditNotes', c.creditNotes),
+    'Payments.json': pages('Payments', c.payments),
   };
+}
+
+export async function convertOnlineRetail(csvGzPath: string, opts: OnlineRetailOptions = {}): Promise<OnlineRetailOutput> {
+  const progress = opts.onProgress ?? (() => {});
+  const { docs, rows } = await readDocs(csvGzPath, opts, progress);
+  const accounts = ledgerAccounts();
+  const converted = convertDocs(docs, accounts.bank, progress);
   return {
-    files,
-    counts: { rows, invoices: invoices.length, creditNotes: creditNotes.length, customers: contacts.size, skipped },
+    files: xeroFiles(accounts, converted),
+    counts: {
+      rows,
+      invoices: converted.invoices.length,
+      creditNotes: converted.creditNotes.length,
+      customers: converted.contacts.size,
+      skipped: converted.skipped,
+    },
   };
 }

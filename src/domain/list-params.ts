@@ -57,6 +57,11 @@ export interface ItemFilters {
   contactId?: string | undefined;
   dateFrom?: string | undefined;
   dateTo?: string | undefined;
+  /** Invoices and bills: inclusive bounds on the due date. */
+  dueFrom?: string | undefined;
+  dueTo?: string | undefined;
+  /** Invoices and bills: only those due before this day (the organisation's today) and still owed (overdue=true). */
+  overdueOn?: string | undefined;
 }
 
 export interface PagingParams {
@@ -73,6 +78,8 @@ export interface PagingParams {
 export interface ItemListParams extends PagingParams {
   filters: ItemFilters;
   lines: boolean;
+  /** overdue=true (invoices and bills): the route fixes filters.overdueOn to the organisation's today. */
+  overdue?: boolean;
 }
 
 export const CONTACT_TYPES = ['customer', 'supplier', 'both'] as const;
@@ -82,5 +89,5 @@ export type ContactSort = (typeof CONTACT_SORTS)[number];
 
 /** The filter object a cursor is bound to (normalised, so equivalent requests agree). */
 export function itemFiltersForCursor(f: ItemFilters): Record<string, unknown> {
-  return { statuses: f.statuses, contactId: f.contactId, dateFrom: f.dateFrom, dateTo: f.dateTo };
+  return { statuses: f.statuses, contactId: f.contactId, dateFrom: f.dateFrom, dateTo: f.dateTo, dueFrom: f.dueFrom, dueTo: f.dueTo, overdueOn: f.overdueOn };
 }

@@ -7,9 +7,9 @@
  */
 import type { Db } from '../store/db.js';
 import { dateIn } from '../domain/calendar.js';
-import { prepareForecast } from '../domain/forecast/engine.js';
-import { projectForecast } from '../domain/forecast/project.js';
-import type { ForecastPayload } from '../domain/forecast/types.js';
+import { runForecast } from '../domain/forecast/engine.js';
+import { canonical } from '../domain/money.js';
+import { cashBuffer, loadCalibration } from '../store/queries/calibration.js';
 import { loadForecastInput } from '../store/queries/forecast-input.js';
 import { saveSuppression, storeSnapshots } from '../store/queries/forecast-snapshots.js';
 import { orgMeta } from '../store/queries/organisation.js';
@@ -36,9 +36,10 @@ export async function recomputeForecast(db: Db, orgId: string, now: Date): Promi
   const asOf = dateIn(org.timezone, now);
   const scenarios = await ensureScenarios(db, orgId, now);
   const input = await loadForecastInput(db, org, asOf);
+  const calibration = await loadCalibration(db, orgId);
+  const threshold = canonical((await cashBuffer(db, orgId)) ?? '0');
   const t1 = performance.now();
-  const prepared = prepareForecast(input);
-  const payloads: ForecastPayload[] = scenarios.map((s) => projectForecast(prepared, s, now));
+  const { prepared, payloads } = runForecast(input, scenarios, now, { calibration, threshold });
   const t2 = performance.now();
   const suppressionChanged = await saveSuppression(db, orgId, prepared.poReasons);
   await storeSnapshots(db, orgId, payloads, now);

@@ -18,6 +18,7 @@ import type { LlmConfig } from './brief-llm.js';
 import { type NightlyResult, runNightlyBaselines } from './baselines.js';
 import { orgsWithBaselinesDone } from '../store/queries/runs.js';
 import { recomputeForecast } from './forecast.js';
+import { recalibrate } from './calibration.js';
 import { briefsDue, type BriefRunResult, generateDailyBrief, utcDate } from './brief.js';
 import { syncLockKey, withClaim, withSessionLock, workerId } from '../store/claims.js';
 import { startTicker, type Ticker } from './ticker.js';
@@ -97,7 +98,11 @@ export async function workerTick(o: WorkerOptions): Promise<TickReport> {
       const today = dateIn(d.timezone, now);
       if (d.as_of !== today) continue;
       try {
-        const r = await withClaim(o.db, { job: 'forecast', orgId: d.id, slot: today, owner }, () => recomputeForecast(o.db, d.id, o.clock.now()));
+        const r = await withClaim(o.db, { job: 'forecast', orgId: d.id, slot: today, owner }, async () => {
+          // The bands' calibration first (a replay of the organisation's history); a failed one leaves yesterday's in place.
+          await recalibrate(o.db, d.id, o.clock.now()).catch((err) => failed('calibration', d.id, err));
+          return recomputeForecast(o.db, d.id, o.clock.now());
+        });
         if (r) report.forecasts.push(d.id);
       } catch (err) {
         failed('forecast', d.id, err);

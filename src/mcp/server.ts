@@ -42,9 +42,9 @@ export function serverInstructions(catalogue: readonly Endpoint[]): string {
   const has = (name: string) => catalogue.some((e) => toolName(e) === name);
   const groups = [
     ['the day at a glance', ['daily_summary', 'brief']],
-    ['cash now and ahead', ['cash_position', 'forecast', 'bank_accounts', 'account_balances']],
-    ['receivables', ['invoices', 'credit_notes', 'credit_note']],
-    ['payables', ['bills', 'purchase_orders', 'purchase_order']],
+    ['cash now and ahead', ['cash_position', 'forecast', 'scenarios', 'bank_accounts', 'account_balances']],
+    ['receivables', ['receivables_aged', 'invoices', 'credit_notes', 'credit_note']],
+    ['payables', ['payables_aged', 'bills', 'purchase_orders', 'purchase_order']],
     ['customers and suppliers', ['contacts', 'contact', 'contacts_summary']],
     ['trends', ['revenue', 'expenses', 'cohorts', 'retention']],
   ] as const;
@@ -89,7 +89,10 @@ export function toolInputSchema(e: Endpoint): z.ZodObject {
     const id = z.string().min(1).describe(e.id.description);
     shape.id = e.id.defaultsToOrg ? id.optional() : id;
   }
-  for (const p of paramsOf(e)) shape[p.name] = inputFor(p);
+  for (const p of paramsOf(e)) {
+    const toolDefault = e.toolDefaults?.[p.name];
+    shape[p.name] = toolDefault === undefined ? inputFor(p) : inputFor(p).describe(`${p.description} This tool's default: ${toolDefault}.`);
+  }
   shape.orgId = z
     .string()
     .min(1)
@@ -120,7 +123,7 @@ export async function callTool(config: McpConfig, e: Endpoint, args: unknown, ap
     const input = parsed.data as Record<string, unknown>;
     const query: Record<string, string | undefined> = {};
     for (const { name } of paramsOf(e)) {
-      const v = input[name];
+      const v = input[name] ?? e.toolDefaults?.[name];
       if (v === undefined || v === false) continue;
       try {
         query[name] = checkParam(e, name, name, String(v));

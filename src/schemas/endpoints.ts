@@ -14,6 +14,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import {
   AccountBalancesQuery,
+  AgedQuery,
   ContactListQuery,
   CreditNoteListQuery,
   IdParam,
@@ -33,7 +34,8 @@ import {
   PurchaseOrdersResponse,
 } from './ledger.js';
 import { OrgsResponse } from './orgs.js';
-import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse } from './forecast.js';
+import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse, ScenariosResponse } from './forecast.js';
+import { AgedPayablesResponse, AgedReceivablesResponse } from './aged.js';
 import {
   CohortRetentionResponse,
   CohortSummaryResponse,
@@ -102,6 +104,8 @@ export interface Endpoint {
   summary: string;
   /** For models (MCP tool description): when to use it, what comes back. */
   description: string;
+  /** Parameter values the MCP tool sends when the model leaves them out (compact answers for a context window); the REST API and the CLI keep the server's defaults. */
+  toolDefaults?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -115,6 +119,7 @@ export function endpoint(e: {
   id?: { description: string; defaultsToOrg?: boolean };
   summary: string;
   description: string;
+  toolDefaults?: Readonly<Record<string, string>>;
 }): Endpoint {
   if (e.id && !e.path.includes('{id}') && !(e.id.defaultsToOrg && e.path.includes('{orgId}'))) {
     throw new Error(`${e.name}: a drill's path needs {id} (or {orgId} when the id defaults to the organisation)`);
@@ -152,6 +157,7 @@ const COMMON = [
   'Amounts are canonical decimal strings (e.g. "1234.5"), never numbers: do arithmetic on them as decimals, not floats.',
   'If the response has ledgerAlert, always tell the user (the ledger connection needs attention and the data may be stale); billingAlert likewise concerns their subscription.',
   'redactedItemCount counts rows hidden or renamed because the key lacks READ_SENSITIVE.',
+  "Cost: one query credit of the plan's rolling 5-hour allowance per call, whatever the size of the answer (status is free); quota_exhausted says when credits come back.",
 ].join(' ');
 const PAGING =
   'Paging: a page has nextCursor; pass it back as cursor (same filters) until it is null. Sums of a page are not totals: ask for totals=true (computed over the whole filtered set) or autoPaginate=true (the whole set in one response, up to 5,000 rows, truncated=true when cut). totalCount counts all matches.';
@@ -265,7 +271,23 @@ export const ENDPOINTS: readonly Endpoint[] = [
   endpoint({
     name: 'forecast', path: '/api/agent/forecast', query: ForecastQuery, response: ForecastResponse,
     summary: '13-week rolling cash forecast (--chart draws it)',
-    description: `The 13-week rolling cash forecast of a scenario (default BASE; scenarioId picks another; weeks returns fewer weeks): per week opening, inflow, outflow, net and closing cash; endingCash, minClosingCash and its week (minClosingCashWeekIndex, 0-based) answer runway questions. Use for "will we run out of cash" or "what does next quarter look like". Pass notesForAgent on when relevant. ${COMMON}`,
+    description: `The 13-week rolling cash forecast of a scenario (default BASE; scenarioId picks another; weeks returns fewer weeks): per week opening, inflow, outflow, net and closing cash; endingCash, minClosingCash and its week (minClosingCashWeekIndex, 0-based) answer runway questions. Each week's bands give P10/P50/P90 of inflow, outflow and closing (8 futures in 10 inside P10-P90); shortfallProbability per week and shortfall.probability over the 13 weeks answer "how likely are we to run out of cash" (calibration says how well the bands held on this business's own history; null: not yet calibrated). Use for "will we run out of cash" or "what does next quarter look like". Pass notesForAgent on when relevant. This tool answers with detail=summary unless told detail=full (the item ids of every week, large). ${COMMON}`,
+    toolDefaults: { detail: 'summary' },
+  }),
+  endpoint({
+    name: 'receivables-aged', path: '/api/agent/receivables/aged', query: AgedQuery, response: AgedReceivablesResponse,
+    summary: 'receivables aged per customer (who owes what, how late)',
+    description: `Per customer, what it owes: not yet due, 1-30, 31-60, 61-90 and over 90 days past due, overdue and total, its open invoices and oldest due date; sorted by the overdue balance, largest first; totals over every customer (they agree with the daily summary's ar). Use for "who owes me the most and for how long" or "who should I chase". ${PAGING} ${COMMON}`,
+  }),
+  endpoint({
+    name: 'payables-aged', path: '/api/agent/payables/aged', query: AgedQuery, response: AgedPayablesResponse,
+    summary: 'payables aged per supplier (what we owe, how late)',
+    description: `Per supplier, what is owed to it: not yet due, 1-30, 31-60, 61-90 and over 90 days past due, overdue and total, the open bills and the oldest due date; sorted by the overdue balance, largest first; totals over every supplier. Use for "who do we owe" or "which bills are late". ${PAGING} ${COMMON}`,
+  }),
+  endpoint({
+    name: 'scenarios', path: '/api/agent/scenarios', query: null, response: ScenariosResponse,
+    summary: "the forecast's scenarios and their latest headline",
+    description: `The organisation's forecast scenarios (BASE, BEST, WORST and the operator's CUSTOM ones): id, name, what each changes (inflow and outflow factors, payment delay shift, excluded items, extra lines) and the headline of its latest forecast (ending cash, lowest closing cash, shortfall probability). Use for "what if things go badly" or to pick a scenarioId for the forecast tool. ${COMMON}`,
   }),
   endpoint({
     name: 'daily-summary', path: '/api/agent/daily-summary', query: null, response: DailySummaryResponse,

@@ -7,7 +7,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { AgentNote, alertFields, DateOnly, DateTime, Money } from './common.js';
-import { intParam, textParam } from './query.js';
+import { enumParam, intParam, textParam } from './query.js';
 
 import { SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../domain/sensitive.js';
 
@@ -36,6 +36,14 @@ export const ForecastQuery = z.object({
     default: FORECAST_MAX_WEEKS,
     description: `How many of the forecast weeks to return, from week 1: an integer 1-${FORECAST_MAX_WEEKS} (default ${FORECAST_MAX_WEEKS}); anything else is 400 bad_request naming weeks. endingCash, minClosingCash, totalInflow and totalOutflow cover the returned weeks.`,
     example: 13,
+  }),
+  detail: enumParam({
+    name: 'detail',
+    values: ['full', 'summary'] as const,
+    default: 'full',
+    description:
+      'full (the default): every field of every week. summary: each week without itemIds, overdueItemIds and categories (the bulk of a large answer: thousands of item ids), keeping the figures, bands, shortfall, calibration and notes; an agent\'s first call.',
+    example: 'summary',
   }),
 });
 
@@ -99,6 +107,47 @@ export const ForecastCategory = z
   })
   .openapi('ForecastCategory');
 
+export const ForecastBand = z
+  .object({
+    p10: Money.openapi({ description: '10th percentile: in 1 future out of 10 the figure is lower.' }),
+    p50: Money.openapi({ description: 'Median of the simulated futures. Not the point forecast (which is the expected value), though usually close.' }),
+    p90: Money.openapi({ description: '90th percentile: in 1 future out of 10 the figure is higher.' }),
+  })
+  .openapi('ForecastBand', { description: 'An 80% band and its median (docs/forecast.md#bands). Statistical estimates, in whole cents.' });
+
+export const WeekBands = z
+  .object({
+    inflow: ForecastBand,
+    outflow: ForecastBand,
+    closing: ForecastBand,
+    calibrated: z.boolean().openapi({
+      description:
+        "Whether the organisation's replayed history calibrated these bands (calibration is not null). False: the simulation's own bands, not yet proven on this organisation.",
+    }),
+  })
+  .openapi('WeekBands');
+
+export const Shortfall = z
+  .object({
+    threshold: Money.openapi({ description: "Closing cash below this is a shortfall: the organisation's cash buffer, else 0." }),
+    probability: z.number().min(0).max(1).openapi({ description: 'Probability that closing cash falls below the threshold in at least one of the 13 weeks (whatever `weeks` returns).' }),
+    firstLikelyWeekIndex: z.number().int().nullable().openapi({
+      description: 'The week (0-based index into weeks) in which a shortfall most often starts, among the simulated futures that have one; null when none has.',
+    }),
+  })
+  .openapi('Shortfall', { description: 'The probability of running short (docs/forecast.md#bands).' });
+
+export const Calibration = z
+  .object({
+    method: z.string().openapi({ description: 'How the bands are calibrated: simulation+adaptive-conformal (docs/forecast.md#calibration).' }),
+    cutoffs: z.number().int().openapi({ description: "Past cut-offs of this organisation's history replayed to calibrate." }),
+    coverage80: z.number().nullable().openapi({
+      description: 'The measured share of replayed weeks whose calibrated 80% band, as it stood at the time, held what actually happened (inflow, outflow and closing together).',
+    }),
+    asOf: DateOnly.openapi({ description: 'The day the calibration was computed (nightly).' }),
+  })
+  .openapi('Calibration');
+
 export const ForecastWeek = z
   .object({
     weekStart: DateOnly.openapi({ description: "A Monday; week 1 holds today in the organisation's time zone." }),
@@ -114,13 +163,17 @@ export const ForecastWeek = z
     outflow: Money,
     net: Money,
     closing: Money.openapi({ description: 'opening + inflow - outflow, exactly.' }),
-    itemIds: z.array(z.string()),
+    itemIds: z.array(z.string()).optional().openapi({ description: 'The ids of the documents and series in the week. Always present with detail=full (the default); left out with detail=summary.' }),
     overdueItemIds: z.array(z.string()).optional(),
     probabilityWeighted: z.boolean().optional(),
     categories: z
       .object({ accounts: z.record(z.string(), ForecastCategory) })
       .optional()
       .openapi({ description: 'Per-account inflow and outflow of the week, keyed by account id; names subject to rewriting.' }),
+    bands: WeekBands.optional().openapi({ description: 'P10/P50/P90 of inflow, outflow and closing cash. Absent on snapshots before engineVersion 3.' }),
+    shortfallProbability: z.number().min(0).max(1).optional().openapi({
+      description: 'Probability that closing cash is below the shortfall threshold this week. Absent on snapshots before engineVersion 3.',
+    }),
   })
   .openapi('ForecastWeek');
 
@@ -145,10 +198,52 @@ export const ForecastResponse = z
         'Sum across all weeks of (week, account) pairs whose account name was rewritten to `Sensitive account` inside weeks[].categories.accounts[id].name. Always 0 with READ_SENSITIVE. Amounts are never masked.',
     }),
     notesForAgent: z.array(AgentNote).optional(),
+    shortfall: Shortfall.optional().openapi({ description: 'Absent on snapshots before engineVersion 3.' }),
+    calibration: Calibration.nullable().optional().openapi({
+      description: "This organisation's measured calibration of the bands; null when its history is too short to calibrate (the bands are then marked calibrated: false). Absent before engineVersion 3.",
+    }),
     ...alertFields,
   })
   .openapi('ForecastResponse');
 export type ForecastResponse = z.infer<typeof ForecastResponse>;
+
+// ---------------------------------------------------------------------------
+// Scenarios (issue 19)
+// ---------------------------------------------------------------------------
+
+export const ScenarioItem = z
+  .object({
+    id: z.string().openapi({ description: "The forecast's scenarioId." }),
+    name: z.string(),
+    kind: z.enum(['BASE', 'BEST', 'WORST', 'CUSTOM']),
+    adjustments: z
+      .object({
+        inflowFactor: z.string().optional().openapi({ description: 'Multiplies every inflow (a decimal).' }),
+        outflowFactor: z.string().optional().openapi({ description: 'Multiplies every outflow (a decimal).' }),
+        paymentDelayShiftDays: z.number().int().optional().openapi({ description: "Days added to every customer's payment delay (negative: earlier)." }),
+        excludedItemIds: z.array(z.string()).optional().openapi({ description: 'Documents, orders, manual lines or series left out.' }),
+        manualItems: z.array(z.object({ id: z.string(), date: DateOnly, amount: Money, description: z.string().optional() })).optional().openapi({ description: 'Extra manual lines of this scenario only (signed: positive in).' }),
+      })
+      .openapi({ description: 'What the scenario changes against the plain forecast (docs/forecast.md#scenarios); BASE changes nothing.' }),
+    latestForecast: z
+      .object({
+        computedAt: DateTime,
+        asOfDate: DateOnly,
+        endingCash: Money,
+        minClosingCash: Money,
+        shortfallProbability: z.number().nullable().openapi({ description: 'shortfall.probability of that forecast; null before engineVersion 3.' }),
+      })
+      .nullable()
+      .openapi({ description: "The headline of the scenario's latest forecast (GET /forecast?scenarioId= for the weeks); null before its first recompute." }),
+  })
+  .openapi('ScenarioItem');
+
+export const ScenariosResponse = z
+  .object({
+    scenarios: z.array(ScenarioItem).openapi({ description: 'BASE, BEST and WORST first, then the CUSTOM ones by id.' }),
+    ...alertFields,
+  })
+  .openapi('ScenariosResponse');
 
 // ---------------------------------------------------------------------------
 // Daily summary (spec 2.8)
@@ -215,6 +310,9 @@ export const DailySummaryResponse = z
         breakEvenDate: DateOnly.nullable().openapi({
           description:
             'When cash is back at zero or above after its lowest point: the end of the first week after the lowest point (today\'s cash, then each week\'s closing cash; the last such point on a tie) whose closing cash is at or above zero. Null when cash never goes below zero, and null when it does not recover inside the window. All fields null before the first forecast is computed.',
+        }),
+        shortfallProbability: z.number().min(0).max(1).optional().openapi({
+          description: "The forecast's shortfall.probability: the chance cash goes below the shortfall threshold (0, or the cash buffer) in the 13 weeks. Absent before engineVersion 3.",
         }),
       })
       .openapi({ description: "From the latest BASE forecast snapshot." }),

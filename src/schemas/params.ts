@@ -88,6 +88,9 @@ type ItemInput = PagingInput & {
   contactId?: string | undefined;
   dateFrom?: string | undefined;
   dateTo?: string | undefined;
+  dueFrom?: string | undefined;
+  dueTo?: string | undefined;
+  overdue?: boolean;
   lines?: boolean;
 };
 
@@ -97,7 +100,8 @@ function itemListOf(q: ItemInput): ItemListParams {
     ...paging,
     ignored: [...paging.ignored, ...q.status.ignored],
     lines: q.lines ?? false,
-    filters: { statuses: q.status.statuses, contactId: q.contactId, dateFrom: q.dateFrom, dateTo: q.dateTo },
+    filters: { statuses: q.status.statuses, contactId: q.contactId, dateFrom: q.dateFrom, dateTo: q.dateTo, dueFrom: q.dueFrom, dueTo: q.dueTo },
+    overdue: q.overdue ?? false,
   };
 }
 
@@ -105,6 +109,14 @@ function itemListOf(q: ItemInput): ItemListParams {
 export const InvoiceListQuery = z
   .object({
     ...itemFilterShape(LEDGER_STATUS_VALUES, 'Matches ledgerStatus.'),
+    dueFrom: dateParam({ name: 'dueFrom', description: 'Inclusive lower bound (YYYY-MM-DD) on the due date; items without a due date are left out.', example: '2026-12-01' }),
+    dueTo: dateParam({ name: 'dueTo', description: 'Inclusive upper bound (YYYY-MM-DD) on the due date; items without a due date are left out.', example: '2026-12-31' }),
+    overdue: boolParam({
+      name: 'overdue',
+      description:
+        "Only what is overdue: AUTHORISED, still owed (amountDue above 0) and due before today in the organisation's time zone. Combines with the other filters (dueTo=<60 days ago> for more than 60 days overdue). true or false (default false).",
+      example: true,
+    }),
     lines: boolParam({
       name: 'lines',
       description:
@@ -113,6 +125,9 @@ export const InvoiceListQuery = z
     }),
   })
   .superRefine(dateOrder)
+  .superRefine((q, ctx) => {
+    if (q.dueFrom && q.dueTo && q.dueFrom > q.dueTo) ctx.addIssue({ code: 'custom', path: ['dueFrom'], message: 'must not be after dueTo' });
+  })
   .transform(itemListOf);
 
 /** /credit-notes. */
@@ -157,3 +172,6 @@ export const IdParam = z.object({
     .min(1)
     .openapi({ param: { name: 'id', in: 'path' }, description: 'Ledger id (external GUID).' }),
 });
+
+/** /receivables/aged and /payables/aged: paging only. */
+export const AgedQuery = z.object(pagingShape).transform(pagingOf);

@@ -8,7 +8,7 @@ import { InvalidArgumentError } from 'commander';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { openStore, type Store } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
-import { TenancyError } from '../store/tenancy.js';
+import { requireOrg, TenancyError } from '../store/tenancy.js';
 import { isCalendarDate } from '../domain/calendar.js';
 import { StoreLockedError } from '../store/embedded-lock.js';
 
@@ -30,6 +30,8 @@ export interface CommandContext {
   io: Io;
   /** Opens (once) and migrates the configured store. */
   store(): Promise<Store>;
+  /** The store, once the organisation is known to exist (`unknown organisation` otherwise). */
+  orgStore(orgId: string): Promise<Store>;
 }
 
 export const processIo: Io = {
@@ -78,6 +80,11 @@ export function action<A extends unknown[]>(
             await migrate(store.db);
           }
           return store;
+        },
+        async orgStore(orgId) {
+          const s = await this.store();
+          await requireOrg(s.db, orgId);
+          return s;
         },
       };
       const result = await fn(ctx, ...args);

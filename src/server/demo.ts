@@ -28,6 +28,7 @@ import { SCOPES } from '../domain/scopes.js';
 import type { Progress } from './progress.js';
 import { recomputeForecast } from '../jobs/forecast.js';
 import { recomputeBaselines } from '../jobs/baselines.js';
+import { recalibrateIfStale } from '../jobs/calibration.js';
 import { generateDailyBrief } from '../jobs/brief.js';
 import type { LlmConfig } from '../jobs/brief-llm.js';
 
@@ -80,13 +81,15 @@ export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { l
   // Derived, before any key is printed: the baselines (analytics: LTV, cohorts, summaries;
   // recorded as today's run so the nightly worker does not repeat them), the forecast
   // snapshots (every scenario) and today's brief of each demo organisation, as of now.
-  const steps = DEMO_ORGS.length * 3;
+  const steps = DEMO_ORGS.length * 4;
   for (const [i, demo] of DEMO_ORGS.entries()) {
-    progress(`derive ${demo.name}: baselines`, i * 3, steps);
+    progress(`derive ${demo.name}: baselines`, i * 4, steps);
     await recomputeBaselines(db, demo.id, now);
-    progress(`derive ${demo.name}: forecast`, i * 3 + 1, steps);
+    progress(`derive ${demo.name}: calibration`, i * 4 + 1, steps);
+    await recalibrateIfStale(db, demo.id, now);
+    progress(`derive ${demo.name}: forecast`, i * 4 + 2, steps);
     await recomputeForecast(db, demo.id, now);
-    progress(`derive ${demo.name}: brief`, i * 3 + 2, steps);
+    progress(`derive ${demo.name}: brief`, i * 4 + 3, steps);
     await generateDailyBrief(db, demo.id, now, { llm: opts.llm ?? null });
   }
   progress('derive', steps, steps);

@@ -1,10 +1,12 @@
 /**
  * Forecast operations of `cashline-server` (docs/forecast.md#operations):
  *
- *   recompute --org ID                     (src/server/commands.ts) the baselines, then this forecast recompute
+ *   recompute --org ID                     (src/server/ledger-commands.ts) the baselines, then this forecast recompute
  *   forecast recompute --org ID            the forecast snapshots of every scenario, now (CASHLINE_NOW)
  *   forecast override set --org ID --amount DEC [--note T]
  *   forecast override clear --org ID       the operator's opening cash (source manual)
+ *   forecast buffer set --org ID --amount DEC
+ *   forecast buffer clear --org ID         the cash buffer (the shortfall threshold; default 0)
  *   forecast scenario set --org ID --id ID --name N [--inflow-factor F] [--outflow-factor F]
  *                         [--delay-shift DAYS] [--exclude ID,ID]
  *   forecast scenario remove --org ID --id ID
@@ -21,9 +23,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Command, InvalidArgumentError } from 'commander';
 import { action, type CommandContext, dateArg, type Io, OperatorError } from './action.js';
-import { requireOrg } from '../store/tenancy.js';
 import { recomputeForecast, type RecomputeResult } from '../jobs/forecast.js';
 import { clearCashOverride, setCashOverride } from '../store/queries/cash-position.js';
+import { setCashBuffer } from '../store/queries/calibration.js';
 import { loadManualItems, saveManualItems } from '../store/queries/manual-items.js';
 import { ensureScenarios, removeCustomScenario, ScenarioError, upsertCustomScenario } from '../store/queries/scenarios.js';
 import type { ManualItem, ScenarioAdjustments } from '../domain/forecast/types.js';
@@ -66,8 +68,7 @@ export function everyArg(value: string): number {
 }
 
 async function recompute(ctx: CommandContext, orgId: string): Promise<RecomputeResult> {
-  const store = await ctx.store();
-  await requireOrg(store.db, orgId);
+  const store = await ctx.orgStore(orgId);
   return recomputeForecast(store.db, orgId, ctx.config.clock.now());
 }
 
@@ -88,18 +89,25 @@ export function backtestTable(r: BacktestResult): string {
   return `${lines.join('\n')}\n`;
 }
 
+const orgOpt = ['--org <id>', 'organisation id'] as const;
+
 export function forecastCommands(program: Command, io: Io): void {
-  const orgOpt = ['--org <id>', 'organisation id'] as const;
-
-  // `recompute` (src/server/commands.ts) runs the baselines and then this forecast recompute.
-
+  // `recompute` (src/server/ledger-commands.ts) runs the baselines and then this forecast recompute.
   const forecast = program.command('forecast').description('forecast operations: recompute, opening-cash override, scenarios, manual lines');
   forecast
     .command('recompute')
     .description('recompute the forecast snapshots of every scenario, now')
     .requiredOption(...orgOpt)
     .action(action(io, async (ctx, opts: { org: string }) => recompute(ctx, opts.org)));
+  overrideCommands(forecast, io);
+  bufferCommands(forecast, io);
+  scenarioCommands(forecast, io);
+  manualCommands(forecast, io);
+  backtestCommand(program, io);
+}
 
+/** `forecast override set|clear`: the operator's opening cash. */
+function overrideCommands(forecast: Command, io: Io): void {
   const override = forecast.command('override').description("the operator's opening cash (cash position source manual)");
   override
     .command('set')
@@ -109,8 +117,7 @@ export function forecastCommands(program: Command, io: Io): void {
     .option('--note <text>', 'why (kept with the override)')
     .action(
       action(io, async (ctx, opts: { org: string; amount: string; note?: string }) => {
-        const store = await ctx.store();
-        await requireOrg(store.db, opts.org);
+        const store = await ctx.orgStore(opts.org);
         await setCashOverride(store.db, opts.org, opts.amount, opts.note ?? null, ctx.config.clock.now());
         return afterChange(ctx, opts.org, { orgId: opts.org, override: { amount: opts.amount, note: opts.note ?? null, setAt: ctx.config.clock.now().toISOString() } });
       }),
@@ -121,13 +128,43 @@ export function forecastCommands(program: Command, io: Io): void {
     .requiredOption(...orgOpt)
     .action(
       action(io, async (ctx, opts: { org: string }) => {
-        const store = await ctx.store();
-        await requireOrg(store.db, opts.org);
+        const store = await ctx.orgStore(opts.org);
         const cleared = await clearCashOverride(store.db, opts.org);
         return afterChange(ctx, opts.org, { orgId: opts.org, cleared });
       }),
     );
+}
 
+/** `forecast buffer set|clear`: the cash buffer, the threshold of the shortfall probability. */
+function bufferCommands(forecast: Command, io: Io): void {
+  const buffer = forecast.command('buffer').description('the cash buffer: closing cash below it counts as a shortfall (default 0)');
+  buffer
+    .command('set')
+    .description('set the cash buffer: the shortfall probability becomes the probability of closing cash below it')
+    .requiredOption(...orgOpt)
+    .requiredOption('--amount <decimal>', 'the buffer in the base currency', decimalArg('--amount', { nonNegative: true }))
+    .action(
+      action(io, async (ctx, opts: { org: string; amount: string }) => {
+        const store = await ctx.orgStore(opts.org);
+        await setCashBuffer(store.db, opts.org, opts.amount);
+        return afterChange(ctx, opts.org, { orgId: opts.org, cashBuffer: opts.amount });
+      }),
+    );
+  buffer
+    .command('clear')
+    .description('clear the cash buffer: the shortfall threshold is 0 again')
+    .requiredOption(...orgOpt)
+    .action(
+      action(io, async (ctx, opts: { org: string }) => {
+        const store = await ctx.orgStore(opts.org);
+        await setCashBuffer(store.db, opts.org, null);
+        return afterChange(ctx, opts.org, { orgId: opts.org, cashBuffer: null });
+      }),
+    );
+}
+
+/** `forecast scenario set|remove|list`: operator-defined CUSTOM scenarios. */
+function scenarioCommands(forecast: Command, io: Io): void {
   const scenario = forecast.command('scenario').description('operator-defined CUSTOM scenarios');
   scenario
     .command('set')
@@ -146,8 +183,7 @@ export function forecastCommands(program: Command, io: Io): void {
           ctx,
           opts: { org: string; id: string; name: string; inflowFactor?: string; outflowFactor?: string; delayShift?: number; exclude?: string },
         ) => {
-          const store = await ctx.store();
-          await requireOrg(store.db, opts.org);
+          const store = await ctx.orgStore(opts.org);
           if (!opts.name.trim()) throw new OperatorError('--name must not be empty');
           const adjustments: ScenarioAdjustments = {};
           if (opts.inflowFactor !== undefined) adjustments.inflowFactor = opts.inflowFactor;
@@ -172,8 +208,7 @@ export function forecastCommands(program: Command, io: Io): void {
     .requiredOption('--id <id>', 'scenario id', idArg('--id'))
     .action(
       action(io, async (ctx, opts: { org: string; id: string }) => {
-        const store = await ctx.store();
-        await requireOrg(store.db, opts.org);
+        const store = await ctx.orgStore(opts.org);
         let removed: boolean;
         try {
           removed = await removeCustomScenario(store.db, opts.org, opts.id);
@@ -191,12 +226,14 @@ export function forecastCommands(program: Command, io: Io): void {
     .requiredOption(...orgOpt)
     .action(
       action(io, async (ctx, opts: { org: string }) => {
-        const store = await ctx.store();
-        await requireOrg(store.db, opts.org);
+        const store = await ctx.orgStore(opts.org);
         return { orgId: opts.org, scenarios: await ensureScenarios(store.db, opts.org, ctx.config.clock.now()) };
       }),
     );
+}
 
+/** `forecast manual add|remove|list`: the operator's manual forecast lines. */
+function manualCommands(forecast: Command, io: Io): void {
   const manual = forecast.command('manual').description("the operator's manual forecast lines (every scenario)");
   manual
     .command('add')
@@ -208,8 +245,7 @@ export function forecastCommands(program: Command, io: Io): void {
     .option('--id <id>', 'line id (default: manual:<uuid>)', idArg('--id'))
     .action(
       action(io, async (ctx, opts: { org: string; date: string; amount: string; description?: string; id?: string }) => {
-        const store = await ctx.store();
-        await requireOrg(store.db, opts.org);
+        const store = await ctx.orgStore(opts.org);
         const item: ManualItem = { id: opts.id ?? `manual:${randomUUID()}`, date: opts.date, amount: opts.amount, ...(opts.description ? { description: opts.description } : {}) };
         const items = (await loadManualItems(store.db, opts.org)).filter((m) => m.id !== item.id);
         items.push(item);
@@ -225,8 +261,7 @@ export function forecastCommands(program: Command, io: Io): void {
     .requiredOption('--id <id>', 'line id', idArg('--id'))
     .action(
       action(io, async (ctx, opts: { org: string; id: string }) => {
-        const store = await ctx.store();
-        await requireOrg(store.db, opts.org);
+        const store = await ctx.orgStore(opts.org);
         const items = await loadManualItems(store.db, opts.org);
         const kept = items.filter((m) => m.id !== opts.id);
         if (kept.length === items.length) throw new OperatorError(`--id: no manual line '${opts.id}'`);
@@ -240,12 +275,14 @@ export function forecastCommands(program: Command, io: Io): void {
     .requiredOption(...orgOpt)
     .action(
       action(io, async (ctx, opts: { org: string }) => {
-        const store = await ctx.store();
-        await requireOrg(store.db, opts.org);
+        const store = await ctx.orgStore(opts.org);
         return { orgId: opts.org, items: await loadManualItems(store.db, opts.org) };
       }),
     );
+}
 
+/** `backtest`: replay history and compare each cut-off's forecast with what moved. */
+function backtestCommand(program: Command, io: Io): void {
   program
     .command('backtest')
     .description('replay history: forecast at each cut-off with only what was known then, compare with what moved (docs/forecast.md#backtest)')
@@ -258,8 +295,7 @@ export function forecastCommands(program: Command, io: Io): void {
     .action(
       action(io, async (ctx, opts: { org: string; from: string; to: string; every: number; json?: boolean; diagnostics?: boolean }) => {
         if (opts.to < opts.from) throw new OperatorError('--to is before --from');
-        const store = await ctx.store();
-        await requireOrg(store.db, opts.org);
+        const store = await ctx.orgStore(opts.org);
         const progress = progressPrinter(io, 'backtest');
         try {
           const r = await runBacktest(store.db, opts.org, {

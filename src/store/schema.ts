@@ -64,6 +64,8 @@ export const organisations = pgTable(
     ledgerTenantId: text('ledger_tenant_id'),
     /** Operator-set gross margin override for LTV, a fraction in [0,1]. */
     grossMarginOverride: numeric('gross_margin_override'),
+    /** Operator-set cash buffer: closing cash below it is a shortfall (docs/forecast.md#bands); null: 0. */
+    cashBuffer: numeric('cash_buffer'),
     active: boolean('active').notNull().default(true),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
@@ -250,6 +252,8 @@ export const cashItems = pgTable(
       t.contactId,
     ),
     index('cash_items_contact_idx').on(t.orgId, t.contactId, t.source, t.sortDate, t.id),
+    // The lists' due-date filters (migration 0011).
+    index('cash_items_due_idx').on(t.orgId, t.source, t.ledgerType, t.dueDate),
   ],
 );
 
@@ -678,3 +682,13 @@ export const auditLog = pgTable(
   },
   (t) => [index('audit_log_org_idx').on(t.orgId, t.at)],
 );
+
+/** The forecast's calibration per organisation (docs/forecast.md#calibration): the nightly job's replay, read by every recompute. */
+export const forecastCalibrations = pgTable('forecast_calibrations', {
+  orgId: text('org_id')
+    .primaryKey()
+    .references(() => organisations.id),
+  asOf: day('as_of').notNull(),
+  computedAt: ts('computed_at').notNull(),
+  state: jsonb('state').notNull(),
+});

@@ -8,14 +8,13 @@
  * position accounts) and contacts (daily summary top movements) are rewritten
  * for keys without READ_SENSITIVE; amounts are never masked. docs/forecast.md.
  */
-import type { Context } from 'hono';
 import type { z } from '@hono/zod-openapi';
 import { addDays, dateIn } from '../../domain/calendar.js';
 import { ANOMALY_FACTOR, ANOMALY_HISTORY_DAYS, ANOMALY_MIN_HISTORY, forecast13w, last7d } from '../../domain/forecast/daily.js';
 import type { CashPosition, ForecastPayload, ForecastWeek } from '../../domain/forecast/types.js';
 import { horizonTotals, type HorizonTotals } from '../../domain/forecast/totals.js';
 import { narrative } from '../../domain/narrative.js';
-import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse, SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../../schemas/forecast.js';
+import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse, ScenariosResponse, SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../../schemas/forecast.js';
 import { liveCashPosition } from '../../store/queries/cash-position.js';
 import {
   countBankAccounts,
@@ -25,14 +24,14 @@ import {
   loadCashEvents,
 } from '../../store/queries/daily-summary.js';
 import { cashPositionOfSnapshot, outlookOfSnapshot, latestSnapshotRef, snapshotPayload } from '../../store/queries/forecast-snapshots.js';
-import { sensitiveAccountIds, type OrgMeta } from '../../store/queries/organisation.js';
-import { scenarioExists } from '../../store/queries/scenarios.js';
+import { sensitiveAccountIds } from '../../store/queries/organisation.js';
+import { latestHeadlines, listScenarios, scenarioExists } from '../../store/queries/scenarios.js';
 import { AnswerCache, jsonText } from '../answer-cache.js';
 import type { Db } from '../../store/db.js';
-import type { ApiApp, AppEnv } from '../context.js';
+import type { ApiApp } from '../context.js';
 import { ApiError } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
-import { json, listCaller, notFoundResponse } from '../lists.js';
+import { callerOrg, json, listCaller, notFoundResponse } from '../lists.js';
 
 export const cashPositionRoute = agentRoute('READ_FORECAST', {
   path: '/api/agent/cash-position',
@@ -54,6 +53,14 @@ export const forecastRoute = agentRoute('READ_FORECAST', {
   responses: { 200: json(ForecastResponse, 'Forecast'), ...notFoundResponse },
 });
 
+export const scenariosRoute = agentRoute('READ_FORECAST', {
+  path: '/api/agent/scenarios',
+  summary: "The organisation's forecast scenarios and their latest headline",
+  description:
+    'Every scenario (id, name, kind, what it changes) with the headline of its latest forecast (ending cash, lowest closing cash, shortfall probability): compares scenarios in one call; GET /forecast?scenarioId= gives the weeks.',
+  responses: { 200: json(ScenariosResponse, 'Scenarios') },
+});
+
 export const dailySummaryRoute = agentRoute('READ_SUMMARY', {
   path: '/api/agent/daily-summary',
   summary: 'How is the business going today: cash, last 7 days, receivables, 13-week outlook, narrative',
@@ -62,12 +69,6 @@ export const dailySummaryRoute = agentRoute('READ_SUMMARY', {
     'the 13-week outlook of the latest BASE forecast, pending anomalies, a deterministic narrative and notes for the agent. Sensitive contacts in the top lists are renamed without READ_SENSITIVE.',
   responses: { 200: json(DailySummaryResponse, 'Daily summary') },
 });
-
-function orgOf(c: Context<AppEnv>): OrgMeta {
-  const org = c.get('auth').org;
-  if (!org) throw new ApiError(400, 'org_required', 'This endpoint needs an organisation.');
-  return { id: org.id, name: org.name, timezone: org.timezone, baseCurrency: org.baseCurrency };
-}
 
 function cashPositionBody(cp: CashPosition, hidden: Set<string>, computedAt: string | null) {
   let redacted = 0;
@@ -95,9 +96,13 @@ function cashPositionBody(cp: CashPosition, hidden: Set<string>, computedAt: str
  * minClosingCash and the totals over them), and sensitive accounts' names
  * rewritten in each week's categories, counted per (week, account) pair.
  */
-export function shapeForecast(p: ForecastPayload, n: number, hidden: Set<string>) {
+export function shapeForecast(p: ForecastPayload, n: number, hidden: Set<string>, detail: 'full' | 'summary' = 'full') {
   let redacted = 0;
-  const weeks: ForecastWeek[] = p.weeks.slice(0, n).map((w) => {
+  const weeks: (Omit<ForecastWeek, 'itemIds'> & { itemIds?: string[] })[] = p.weeks.slice(0, n).map((w) => {
+    if (detail === 'summary') {
+      const { itemIds: _i, overdueItemIds: _o, categories: _c, ...figures } = w;
+      return figures;
+    }
     if (!w.categories || hidden.size === 0) return w;
     const accounts: NonNullable<ForecastWeek['categories']>['accounts'] = {};
     for (const [id, entry] of Object.entries(w.categories.accounts)) {
@@ -122,6 +127,8 @@ export function shapeForecast(p: ForecastPayload, n: number, hidden: Set<string>
     ...(n >= p.weeks.length ? pickTotals(p) : horizonTotals(p.startingCash, weeks)),
     redactedItemCount: redacted,
     notesForAgent: p.notesForAgent ?? [],
+    ...(p.shortfall ? { shortfall: p.shortfall } : {}),
+    ...(p.calibration !== undefined ? { calibration: p.calibration } : {}),
   };
 }
 
@@ -167,7 +174,7 @@ export function registerForecast(app: ApiApp) {
         const body = cashPositionBody(snap.cashPosition, hidden, snap.computedAt);
         return c.json(withAlerts(c, { ...body, notesForAgent: snap.notesForAgent }), 200);
       }
-      const org = orgOf(c);
+      const org = callerOrg(c);
       const cp = await liveCashPosition(db, org, dateIn(org.timezone, c.get('deps').clock.now()));
       return c.json(withAlerts(c, cashPositionBody(cp, hidden, null)), 200);
     })
@@ -180,7 +187,7 @@ export function registerForecast(app: ApiApp) {
         gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>()),
       ]);
       // The shaped answer of a snapshot is immutable: served from the answer cache when this process has it.
-      const key = ref && `${orgId}\0${ref.id}\0${q.weeks}\0${[...hidden].sort().join(',')}`;
+      const key = ref && `${orgId}\0${ref.id}\0${q.weeks}\0${q.detail}\0${[...hidden].sort().join(',')}`;
       let json = key ? forecastAnswers.get(key) : undefined; // UTF-8 bytes: sent as they are
       if (json === undefined) {
         const snap = ref && (await snapshotPayload(db, orgId, ref));
@@ -190,14 +197,24 @@ export function registerForecast(app: ApiApp) {
           }
           throw new ApiError(404, 'not_found', 'No forecast has been computed for this organisation yet (cashline-server recompute computes it).');
         }
-        json = Buffer.from(JSON.stringify(shapeForecast(snap.payload, q.weeks, hidden)));
+        json = Buffer.from(JSON.stringify(shapeForecast(snap.payload, q.weeks, hidden, q.detail)));
         forecastAnswers.set(key!, json);
       }
       return jsonText<z.output<typeof ForecastResponse>>(c, json);
     })
+    .openapi(scenariosRoute, async (c) => {
+      const { orgId } = listCaller(c);
+      const db = c.get('db');
+      const [list, heads] = await Promise.all([listScenarios(db, orgId), latestHeadlines(db, orgId)]);
+      const scenarios = list.map((sc) => {
+        const h = heads.get(sc.id);
+        return { ...sc, latestForecast: h ? { ...h, computedAt: h.computedAt.toISOString() } : null };
+      });
+      return c.json(withAlerts(c, { scenarios }), 200);
+    })
     .openapi(dailySummaryRoute, async (c) => {
       const { orgId, gate } = listCaller(c);
-      const org = orgOf(c);
+      const org = callerOrg(c);
       const db = c.get('db');
       const now = c.get('deps').clock.now();
       const asOf = dateIn(org.timezone, now);

@@ -9,6 +9,7 @@ import { registerBank } from './bank.js';
 import { registerAnalytics } from './analytics.js';
 import { registerForecast } from './forecast.js';
 import { registerBrief } from './brief.js';
+import { registerAged } from './aged.js';
 
 export function registerRoutes(app: ApiApp): void {
   registerStatus(app);
@@ -20,6 +21,7 @@ export function registerRoutes(app: ApiApp): void {
   registerBank(app);
   registerForecast(app);
   registerBrief(app);
+  registerAged(app);
 }
 
 type RoutesOf<F extends (app: ApiApp) => unknown> = ReturnType<F> extends OpenAPIHono<AppEnv, infer S> ? S : never;
@@ -38,5 +40,6 @@ export type AgentApp = OpenAPIHono<
     RoutesOf<typeof registerContacts> &
     RoutesOf<typeof registerBank> &
     RoutesOf<typeof registerForecast> &
+    RoutesOf<typeof registerAged> &
     RoutesOf<typeof registerBrief>
 >;

@@ -8,6 +8,7 @@
  * cursors, keyset pages from src/store/queries, and the paging fields.
  * docs/lists.md has the decisions.
  */
+import { dateIn } from '../../domain/calendar.js';
 import type { Context } from 'hono';
 import { itemFiltersForCursor, type ItemListParams } from '../../domain/list-params.js';
 import {
@@ -25,7 +26,7 @@ import { getPurchaseOrder, listPurchaseOrders } from '../../store/queries/purcha
 import type { ApiApp, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { agentRoute, withAlerts } from '../route.js';
-import { json, listCaller, listPage, notFoundResponse } from '../lists.js';
+import { callerOrg, json, listCaller, listPage, notFoundResponse } from '../lists.js';
 
 // ---------------------------------------------------------------------------
 // Invoices and bills
@@ -54,7 +55,9 @@ export const billsRoute = agentRoute('READ_INVOICES', {
 });
 
 function itemPage(c: Context<AppEnv>, kind: 'invoices' | 'bills', q: ItemListParams) {
-  return listPage(c, kind, itemFiltersForCursor(q.filters), q, (w) => listItems(c.get('db'), { ...w, kind, filters: q.filters, lines: q.lines }));
+  // overdue=true: due before the organisation's today (a cursor is bound to that day).
+  const filters = q.overdue ? { ...q.filters, overdueOn: dateIn(callerOrg(c).timezone, c.get('deps').clock.now()) } : q.filters;
+  return listPage(c, kind, itemFiltersForCursor(filters), q, (w) => listItems(c.get('db'), { ...w, kind, filters, lines: q.lines }));
 }
 
 // ---------------------------------------------------------------------------

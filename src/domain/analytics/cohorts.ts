@@ -76,6 +76,7 @@ interface CustomerHistory {
   total: InstanceType<typeof D>;
 }
 
+/** Each customer's purchase history up to `asOfDate`, by contact id. */
 function histories(purchases: readonly Purchase[], asOfDate: string): Map<string, CustomerHistory> {
   const out = new Map<string, CustomerHistory>();
   for (const p of purchases) {
@@ -99,6 +100,126 @@ const rateDelta = (cur: number, prior: number, base: number): number | null => (
 /** Change in fraction units (0.05 = +5 percentage points), 4 places; null without a prior base. */
 const pctDelta = (cur: number, prior: number, base: number): number | null => (base > 0 ? round(cur - prior, 4) : null);
 
+/** The customers acquired in each month from `firstMonth` on (acquisition month -> contact ids). */
+function cohortMembers(hist: ReadonlyMap<string, CustomerHistory>, firstMonth: string): Map<string, string[]> {
+  const members = new Map<string, string[]>();
+  for (const [id, h] of hist) {
+    const m = monthOf(h.first);
+    if (m < firstMonth) continue;
+    let list = members.get(m);
+    if (!list) members.set(m, (list = []));
+    list.push(id);
+  }
+  return members;
+}
+
+/** One cohort's row: its customers active and their revenue at each elapsed offset, and the totals. */
+function cohortRow(
+  cohort: string,
+  ids: readonly string[],
+  hist: ReadonlyMap<string, CustomerHistory>,
+  asOfMonth: string,
+  churn: ReadonlyMap<string, ChurnState | null>,
+): CohortRow {
+  const elapsed = monthsBetween(cohort, asOfMonth); // last elapsed offset
+  const active: (number | null)[] = [];
+  const revenueByOffset: (string | null)[] = [];
+  let revenue = new D(0);
+  for (let k = 0; k < MAX_PERIODS; k++) {
+    if (k > elapsed) {
+      active.push(null);
+      revenueByOffset.push(null);
+      continue;
+    }
+    const m = addMonths(cohort, k);
+    let n = 0;
+    let r = new D(0);
+    for (const id of ids) {
+      const amt = hist.get(id)!.byMonth.get(m);
+      if (amt !== undefined) {
+        n++;
+        r = r.plus(amt);
+      }
+    }
+    active.push(n);
+    revenueByOffset.push(canonical(r));
+    revenue = revenue.plus(r);
+  }
+  return {
+    cohort,
+    customers: ids.length,
+    activeNow: ids.filter((id) => churn.get(id) === 'Active').length,
+    revenue: canonical(revenue),
+    active,
+    revenueByOffset,
+  };
+}
+
+/** The KPI inputs of one half: the acquisition months asOfMonth+from..asOfMonth+to. */
+interface HalfStats {
+  n: number;
+  repeatRate: number;
+  avgRevenue: number;
+  eligible: number;
+  retention: number;
+}
+
+/** What the KPI halves are computed from. */
+interface KpiBasis {
+  asOfMonth: string;
+  members: ReadonlyMap<string, string[]>;
+  hist: ReadonlyMap<string, CustomerHistory>;
+  cohorts: readonly CohortRow[];
+}
+
+/** New customers, repeat rate, average revenue and M3 retention of the cohorts acquired in asOfMonth+from..asOfMonth+to. */
+function halfStats({ asOfMonth, members, hist, cohorts }: KpiBasis, from: number, to: number): HalfStats {
+  const lo = addMonths(asOfMonth, from);
+  const hi = addMonths(asOfMonth, to);
+  const ids: string[] = [];
+  for (const [m, list] of members) if (m >= lo && m <= hi) ids.push(...list);
+  const n = ids.length;
+  const repeat = ids.filter((id) => hist.get(id)!.days.size >= 2).length;
+  const revenue = ids.reduce((s, id) => s.plus(hist.get(id)!.total), new D(0));
+  let eligible = 0;
+  let retained = 0;
+  for (const c of cohorts) {
+    if (c.cohort < lo || c.cohort > hi) continue;
+    const a = c.active[RETENTION_OFFSET];
+    if (a === null || a === undefined) continue;
+    eligible += c.customers;
+    retained += a;
+  }
+  return {
+    n,
+    repeatRate: n ? round(repeat / n, 4) : 0,
+    avgRevenue: n ? round(revenue.div(n).toNumber(), 2) : 0,
+    eligible,
+    retention: eligible ? round(retained / eligible, 4) : 0,
+  };
+}
+
+/** The KPIs: the latest KPI_HALF_MONTHS acquisition months against the ones before. */
+function cohortKpis(basis: KpiBasis): CohortKpis {
+  const cur = halfStats(basis, -(KPI_HALF_MONTHS - 1), 0);
+  const prior = halfStats(basis, -(2 * KPI_HALF_MONTHS - 1), -KPI_HALF_MONTHS);
+  return {
+    newCustomers: { value: cur.n, delta: rateDelta(cur.n, prior.n, prior.n), deltaKind: 'rate' },
+    repeatOrderRate: { value: cur.repeatRate, delta: pctDelta(cur.repeatRate, prior.repeatRate, prior.n), deltaKind: 'pct' },
+    avgRevenuePerCustomer: { value: cur.avgRevenue, delta: rateDelta(cur.avgRevenue, prior.avgRevenue, prior.n), deltaKind: 'rate' },
+    retention90d: { value: cur.retention, delta: pctDelta(cur.retention, prior.retention, prior.eligible), deltaKind: 'pct' },
+  };
+}
+
+/** The TOP_COHORTS cohorts with the best M3 retention (larger, then earlier, first on ties). */
+function topCohortsOf(cohorts: readonly CohortRow[]): CohortTopEntry[] {
+  return cohorts
+    .filter((c) => c.active[RETENTION_OFFSET] !== null)
+    .map((c) => ({ acquisitionMonth: c.cohort, cohortSize: c.customers, retention3: round(c.active[RETENTION_OFFSET]! / c.customers, 4) }))
+    .sort((a, b) => b.retention3 - a.retention3 || b.cohortSize - a.cohortSize || (a.acquisitionMonth < b.acquisitionMonth ? -1 : 1))
+    .slice(0, TOP_COHORTS);
+}
+
 /**
  * The cohort analysis at `asOfDate`:
  * - a customer's acquisition month is the month of their first purchase;
@@ -117,98 +238,15 @@ export function analyseCohorts(
 ): CohortAnalysis {
   const hist = histories(purchases, asOfDate);
   const asOfMonth = monthOf(asOfDate);
-  const firstMonth = addMonths(asOfMonth, -(COHORT_MONTHS - 1));
-  const members = new Map<string, string[]>();
-  for (const [id, h] of hist) {
-    const m = monthOf(h.first);
-    if (m < firstMonth) continue;
-    let list = members.get(m);
-    if (!list) members.set(m, (list = []));
-    list.push(id);
-  }
+  const members = cohortMembers(hist, addMonths(asOfMonth, -(COHORT_MONTHS - 1)));
   const months = [...members.keys()].sort();
-  const cohorts: CohortRow[] = months.map((cohort) => {
-    const ids = members.get(cohort)!;
-    const elapsed = monthsBetween(cohort, asOfMonth); // last elapsed offset
-    const active: (number | null)[] = [];
-    const revenueByOffset: (string | null)[] = [];
-    let revenue = new D(0);
-    for (let k = 0; k < MAX_PERIODS; k++) {
-      if (k > elapsed) {
-        active.push(null);
-        revenueByOffset.push(null);
-        continue;
-      }
-      const m = addMonths(cohort, k);
-      let n = 0;
-      let r = new D(0);
-      for (const id of ids) {
-        const amt = hist.get(id)!.byMonth.get(m);
-        if (amt !== undefined) {
-          n++;
-          r = r.plus(amt);
-        }
-      }
-      active.push(n);
-      revenueByOffset.push(canonical(r));
-      revenue = revenue.plus(r);
-    }
-    return {
-      cohort,
-      customers: ids.length,
-      activeNow: ids.filter((id) => churn.get(id) === 'Active').length,
-      revenue: canonical(revenue),
-      active,
-      revenueByOffset,
-    };
-  });
-
-  const half = (from: number, to: number) => {
-    const lo = addMonths(asOfMonth, from);
-    const hi = addMonths(asOfMonth, to);
-    const ids: string[] = [];
-    for (const [m, list] of members) if (m >= lo && m <= hi) ids.push(...list);
-    const n = ids.length;
-    const repeat = ids.filter((id) => hist.get(id)!.days.size >= 2).length;
-    const revenue = ids.reduce((s, id) => s.plus(hist.get(id)!.total), new D(0));
-    let eligible = 0;
-    let retained = 0;
-    for (const c of cohorts) {
-      if (c.cohort < lo || c.cohort > hi) continue;
-      const a = c.active[RETENTION_OFFSET];
-      if (a === null || a === undefined) continue;
-      eligible += c.customers;
-      retained += a;
-    }
-    return {
-      n,
-      repeatRate: n ? round(repeat / n, 4) : 0,
-      avgRevenue: n ? round(revenue.div(n).toNumber(), 2) : 0,
-      eligible,
-      retention: eligible ? round(retained / eligible, 4) : 0,
-    };
-  };
-  const cur = half(-(KPI_HALF_MONTHS - 1), 0);
-  const prior = half(-(2 * KPI_HALF_MONTHS - 1), -KPI_HALF_MONTHS);
-  const kpis: CohortKpis = {
-    newCustomers: { value: cur.n, delta: rateDelta(cur.n, prior.n, prior.n), deltaKind: 'rate' },
-    repeatOrderRate: { value: cur.repeatRate, delta: pctDelta(cur.repeatRate, prior.repeatRate, prior.n), deltaKind: 'pct' },
-    avgRevenuePerCustomer: { value: cur.avgRevenue, delta: rateDelta(cur.avgRevenue, prior.avgRevenue, prior.n), deltaKind: 'rate' },
-    retention90d: { value: cur.retention, delta: pctDelta(cur.retention, prior.retention, prior.eligible), deltaKind: 'pct' },
-  };
-
-  const topCohorts = cohorts
-    .filter((c) => c.active[RETENTION_OFFSET] !== null)
-    .map((c) => ({ acquisitionMonth: c.cohort, cohortSize: c.customers, retention3: round(c.active[RETENTION_OFFSET]! / c.customers, 4) }))
-    .sort((a, b) => b.retention3 - a.retention3 || b.cohortSize - a.cohortSize || (a.acquisitionMonth < b.acquisitionMonth ? -1 : 1))
-    .slice(0, TOP_COHORTS);
-
+  const cohorts = months.map((cohort) => cohortRow(cohort, members.get(cohort)!, hist, asOfMonth, churn));
   return {
     asOfDate,
     window: months.length ? { from: months[0]!, to: months[months.length - 1]! } : { from: '', to: '' },
     cohorts,
-    kpis,
-    topCohorts,
+    kpis: cohortKpis({ asOfMonth, members, hist, cohorts }),
+    topCohorts: topCohortsOf(cohorts),
   };
 }
 

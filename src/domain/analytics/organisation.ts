@@ -126,127 +126,183 @@ export interface OrganisationAnalytics {
 const byValueDesc = (a: { v: InstanceType<typeof D>; id: string }, b: { v: InstanceType<typeof D>; id: string }) =>
   b.v.comparedTo(a.v) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-export function analyseOrganisation(input: AnalyticsInput): OrganisationAnalytics {
-  const { today } = input;
-  const invoicesOf = new Map<string, SalesInvoice[]>();
-  for (const i of input.invoices) {
-    let list = invoicesOf.get(i.contactId);
-    if (!list) invoicesOf.set(i.contactId, (list = []));
+/** Items grouped by their contact, in input order. */
+function byContact<T extends { contactId: string }>(items: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const i of items) {
+    let list = out.get(i.contactId);
+    if (!list) out.set(i.contactId, (list = []));
     list.push(i);
   }
-  const creditOf = new Map<string, CreditNote[]>();
-  for (const n of input.creditNotes) {
-    let list = creditOf.get(n.contactId);
-    if (!list) creditOf.set(n.contactId, (list = []));
-    list.push(n);
-  }
-  const billsOf = new Map(input.supplierBills.map((b) => [b.contactId, b]));
+  return out;
+}
+
+/** What depends on the contact alone (the first pass). */
+interface ContactBasis {
+  id: string;
+  isCustomer: boolean;
+  invoices: SalesInvoice[];
+  days: string[];
+  cadence: CadenceResult | null;
+}
+
+/** The first pass over every contact (listed or with invoices), by id: customer flag, purchase days and cadence. */
+function contactBases(input: AnalyticsInput, invoicesOf: ReadonlyMap<string, SalesInvoice[]>): ContactBasis[] {
   const info = new Map(input.contacts.map((c) => [c.id, c]));
   const ids = [...new Set([...info.keys(), ...invoicesOf.keys()])].sort();
-
-  const margin = grossMarginPercent(input.grossMarginOverride, input.marginMonths);
-
-  // First pass: what depends on the contact alone.
-  interface Partial {
-    id: string;
-    isCustomer: boolean;
-    invoices: SalesInvoice[];
-    days: string[];
-    cadence: CadenceResult | null;
-  }
-  const partial: Partial[] = ids.map((id) => {
+  return ids.map((id) => {
     const invoices = invoicesOf.get(id) ?? [];
     const isCustomer = (info.get(id)?.isCustomer ?? false) || invoices.length > 0;
     const days = purchaseDays(invoices);
     return { id, isCustomer, invoices, days, cadence: isCustomer ? detectCadence(days) : null };
   });
-  const lifetime = expectedLifetimeYears(
-    partial
+}
+
+/** The expected customer lifetime from the contacts with a purchase cadence. */
+function lifetimeOf(bases: readonly ContactBasis[]): number {
+  return expectedLifetimeYears(
+    bases
       .filter((p) => p.cadence && p.cadence.cadence !== 'NONE')
       .map((p) => ({ firstPurchase: p.days[0]!, lastPurchase: p.days[p.days.length - 1]! })),
   );
+}
 
-  const contacts: ContactAnalytics[] = partial.map((p) => {
-    const revAll = revenueAllTime(p.invoices);
-    const rev12 = revenueTrailing12m(p.invoices, today);
-    const last = p.days.length ? p.days[p.days.length - 1]! : null;
-    const state = p.cadence ? churnState(last, p.cadence, today) : null;
-    const hist = p.isCustomer ? historicalLtv(revAll, margin) : null;
-    return {
-      contactId: p.id,
-      isCustomer: p.isCustomer,
-      revenueAllTime: revAll,
-      revenueTrailing12m: rev12,
-      spendAllTime: canonical(billsOf.get(p.id)?.spendAllTime ?? '0'),
-      paidInvoices: p.invoices.filter((i) => i.status === 'ACTUAL').length,
-      paymentDelayMedianDays: p.isCustomer ? paymentDelayMedianDays(p.invoices) : null,
-      cadence: p.cadence?.cadence ?? null,
-      cadenceConfidence: p.cadence?.confidence ?? null,
-      medianGapDays: p.cadence?.medianGapDays ?? null,
-      purchaseDays: p.days.length,
-      firstPurchase: p.days[0] ?? null,
-      lastPurchase: last,
-      churnState: state,
-      grossMarginPercent: p.isCustomer ? margin : null,
-      expectedLifetimeYears: lifetime,
-      projectedLtv: p.isCustomer ? projectedLtv(rev12, margin, lifetime, state) : null,
-      historicalLtv: hist,
-      ltv: hist,
-      abcClass: null,
-      availableCredit: availableCredit(creditOf.get(p.id) ?? [], input.baseCurrency),
-    };
-  });
+/** What every contact's analytics share: the organisation's figures and the per-contact lookups. */
+interface OrgContext {
+  today: string;
+  baseCurrency: string;
+  margin: number | null;
+  lifetime: number;
+  billsOf: ReadonlyMap<string, SupplierBills>;
+  creditOf: ReadonlyMap<string, CreditNote[]>;
+}
 
-  // ABC by realised revenue (the same order as the gross-profit LTV: the margin is organisation-wide).
+/** One contact's analytics (abcClass is set later, over all customers). */
+function contactAnalytics(p: ContactBasis, ctx: OrgContext): ContactAnalytics {
+  const { today, margin, lifetime } = ctx;
+  const revAll = revenueAllTime(p.invoices);
+  const rev12 = revenueTrailing12m(p.invoices, today);
+  const last = p.days.length ? p.days[p.days.length - 1]! : null;
+  const state = p.cadence ? churnState(last, p.cadence, today) : null;
+  const hist = p.isCustomer ? historicalLtv(revAll, margin) : null;
+  return {
+    contactId: p.id,
+    isCustomer: p.isCustomer,
+    revenueAllTime: revAll,
+    revenueTrailing12m: rev12,
+    spendAllTime: canonical(ctx.billsOf.get(p.id)?.spendAllTime ?? '0'),
+    paidInvoices: p.invoices.filter((i) => i.status === 'ACTUAL').length,
+    paymentDelayMedianDays: p.isCustomer ? paymentDelayMedianDays(p.invoices) : null,
+    cadence: p.cadence?.cadence ?? null,
+    cadenceConfidence: p.cadence?.confidence ?? null,
+    medianGapDays: p.cadence?.medianGapDays ?? null,
+    purchaseDays: p.days.length,
+    firstPurchase: p.days[0] ?? null,
+    lastPurchase: last,
+    churnState: state,
+    grossMarginPercent: p.isCustomer ? margin : null,
+    expectedLifetimeYears: lifetime,
+    projectedLtv: p.isCustomer ? projectedLtv(rev12, margin, lifetime, state) : null,
+    historicalLtv: hist,
+    ltv: hist,
+    abcClass: null,
+    availableCredit: availableCredit(ctx.creditOf.get(p.id) ?? [], ctx.baseCurrency),
+  };
+}
+
+/** Sets the customers' ABC classes by realised revenue and returns the customers. */
+function classifyCustomers(contacts: readonly ContactAnalytics[]): ContactAnalytics[] {
+  // The same order as the gross-profit LTV: the margin is organisation-wide.
   const customers = contacts.filter((c) => c.isCustomer);
   const abc = abcClasses(customers.map((c) => ({ id: c.contactId, value: c.revenueAllTime })));
   for (const c of customers) c.abcClass = abc.get(c.contactId) ?? null;
+  return customers;
+}
 
+/** Contacts counted by their customer and supplier flags. */
+function countByType(contacts: readonly ContactInfo[]): ContactsSummaryData['byType'] {
   const byType = { customer: 0, supplier: 0, both: 0, neither: 0 };
-  for (const c of input.contacts) {
+  for (const c of contacts) {
     if (c.isCustomer && c.isSupplier) byType.both++;
     else if (c.isCustomer) byType.customer++;
     else if (c.isSupplier) byType.supplier++;
     else byType.neither++;
   }
+  return byType;
+}
+
+/** Customers counted by ABC class. */
+function countByAbc(customers: readonly ContactAnalytics[]): ContactsSummaryData['abcDistribution'] {
   const abcDistribution = { A: 0, B: 0, C: 0, unclassified: 0 };
   for (const c of customers) abcDistribution[c.abcClass ?? 'unclassified']++;
+  return abcDistribution;
+}
 
-  const basis = margin === null ? ('revenue' as const) : ('ltv' as const);
-  const topByRevenue = customers
+/** The customers with revenue, largest LTV (or revenue, without a margin) first, at most TOP_KEPT. */
+function topByRevenueOf(customers: readonly ContactAnalytics[], basis: 'ltv' | 'revenue'): TopEntry[] {
+  return customers
     .map((c) => ({ c, id: c.contactId, v: dec(basis === 'ltv' ? c.ltv! : c.revenueAllTime) }))
     .filter((x) => dec(x.c.revenueAllTime).gt(0))
     .sort(byValueDesc)
     .slice(0, TOP_KEPT)
     .map((x) => ({ contactId: x.id, count: x.c.paidInvoices, amount: canonical(x.v) }));
-  const topBySpend = input.supplierBills
+}
+
+/** The suppliers with bills, largest bill gross first, at most TOP_KEPT. */
+function topBySpendOf(supplierBills: readonly SupplierBills[]): TopEntry[] {
+  return supplierBills
     .map((b) => ({ b, id: b.contactId, v: dec(b.billGross) }))
     .filter((x) => x.b.bills > 0)
     .sort(byValueDesc)
     .slice(0, TOP_KEPT)
     .map((x) => ({ contactId: x.id, count: x.b.bills, amount: canonical(x.v) }));
+}
 
+/** The contacts summary: counts by type and ABC class, and the top lists. */
+function contactsSummary(input: AnalyticsInput, customers: readonly ContactAnalytics[], margin: number | null): ContactsSummaryData {
+  const basis = margin === null ? ('revenue' as const) : ('ltv' as const);
+  return {
+    asOfDate: input.today,
+    currency: input.baseCurrency,
+    byType: countByType(input.contacts),
+    abcDistribution: countByAbc(customers),
+    topByRevenueBasis: basis,
+    topByRevenue: topByRevenueOf(customers, basis),
+    topBySpend: topBySpendOf(input.supplierBills),
+  };
+}
+
+/** The acquisition cohorts of the sales (AUTHORISED and PAID invoices), with the notes for the agent. */
+function cohortsOf(input: AnalyticsInput, contacts: readonly ContactAnalytics[]): CohortsData {
   const purchases: Purchase[] = [];
   // A sale whose amount cannot be converted to the base currency still acquires and retains (amount 0).
   for (const i of input.invoices) if (SALE_STATUSES.has(i.ledgerStatus)) purchases.push({ contactId: i.contactId, date: i.date, amount: i.subTotal ?? '0' });
   const churn = new Map(contacts.map((c) => [c.contactId, c.churnState]));
-  const cohortAnalysis = analyseCohorts(purchases, today, churn);
+  const cohortAnalysis = analyseCohorts(purchases, input.today, churn);
+  return { ...cohortAnalysis, currency: input.baseCurrency, notesForAgent: cohortNotes(cohortAnalysis.kpis) };
+}
 
+export function analyseOrganisation(input: AnalyticsInput): OrganisationAnalytics {
+  const margin = grossMarginPercent(input.grossMarginOverride, input.marginMonths);
+  const bases = contactBases(input, byContact(input.invoices));
+  const lifetime = lifetimeOf(bases);
+  const ctx: OrgContext = {
+    today: input.today,
+    baseCurrency: input.baseCurrency,
+    margin,
+    lifetime,
+    billsOf: new Map(input.supplierBills.map((b) => [b.contactId, b])),
+    creditOf: byContact(input.creditNotes),
+  };
+  const contacts = bases.map((p) => contactAnalytics(p, ctx));
+  const customers = classifyCustomers(contacts);
   return {
     contacts,
     grossMarginPercent: margin,
     expectedLifetimeYears: lifetime,
-    contactsSummary: {
-      asOfDate: today,
-      currency: input.baseCurrency,
-      byType,
-      abcDistribution,
-      topByRevenueBasis: basis,
-      topByRevenue,
-      topBySpend,
-    },
-    cohorts: { ...cohortAnalysis, currency: input.baseCurrency, notesForAgent: cohortNotes(cohortAnalysis.kpis) },
-    grossProfit: grossProfitOf(today, input.marginMonths),
+    contactsSummary: contactsSummary(input, customers, margin),
+    cohorts: cohortsOf(input, contacts),
+    grossProfit: grossProfitOf(input.today, input.marginMonths),
   };
 }
 

@@ -51,6 +51,8 @@ export interface BriefFacts {
     weeks: BriefWeek[];
     /** Categories (accounts) by size, at most 8. */
     categories: BriefCategory[];
+    /** The chance of running short in the 13 weeks (engine version 3 snapshots on): the threshold, the probability, the likeliest first week (1-indexed). */
+    shortfall?: { threshold: string; probability: number; firstWeek: number | null };
   } | null;
   /** The largest overdue customer balances, at most 5. */
   overdue: BriefDebtor[];
@@ -91,104 +93,137 @@ const section = (headline: string, bodyMarkdown: string, refs: BriefRef[]): Brie
   refs,
 });
 
-export function rulesBrief(f: BriefFacts): DailyBriefPayload {
-  const m = (v: string) => money(f.currency, v);
+/** Formats an amount in the brief's currency. */
+type Money = (v: string) => string;
+type Forecast = NonNullable<BriefFacts['forecast']>;
+
+/** The main driver with a forecast: the category moving the most cash over the 13 weeks, and the biggest weekly swing. */
+function forecastDriver(fc: Forecast, m: Money): BriefSection {
+  const net = dec(fc.endingCash).minus(fc.startingCash).toString();
+  const driver = [...fc.categories].sort((a, b) => dec(b.inflow).abs().plus(dec(b.outflow).abs()).cmp(dec(a.inflow).abs().plus(dec(a.outflow).abs())))[0];
+  const busiest = [...fc.weeks].sort((a, b) => dec(b.net).abs().cmp(dec(a.net).abs()) || a.n - b.n)[0];
+  const refs: BriefRef[] = [];
+  let headline: string;
+  let detail: string;
+  if (driver) {
+    const name = cleanName(driver.name);
+    const inflowLed = dec(driver.inflow).abs().gte(dec(driver.outflow).abs());
+    headline = inflowLed ? `${name} brings in ${m(driver.inflow)} over the next 13 weeks` : `${name} is the largest outflow: ${m(driver.outflow)} in 13 weeks`;
+    detail = ` **${name}** is the biggest mover: ${inflowLed ? `${m(driver.inflow)} in` : `${m(driver.outflow)} out`}.`;
+    refs.push({ kind: 'category', key: driver.key, displayName: name });
+  } else {
+    headline = `Cash moves from ${m(fc.startingCash)} to ${m(fc.endingCash)} over 13 weeks`;
+    detail = '';
+  }
+  if (busiest) refs.push({ kind: 'week', weekNumber: busiest.n });
+  return section(
+    headline,
+    `Cash goes from **${m(fc.startingCash)}** today to **${m(fc.endingCash)}** by week 13 (net *${m(net)}*).${detail}` +
+      (busiest ? ` The biggest swing is week ${busiest.n} (from ${busiest.weekStart}): net *${m(busiest.net)}*.` : ''),
+    refs,
+  );
+}
+
+/** The main driver: the forecast's, else a note that there is no forecast yet. */
+function mainDriverSection(f: BriefFacts, m: Money): BriefSection {
+  if (f.forecast) return forecastDriver(f.forecast, m);
+  const note = f.notes[0];
+  return section(
+    'No cash forecast yet',
+    note ? `The 13-week forecast has not been computed yet. ${note.text.replace(/[`<>[\]#]/g, '')}` : 'The 13-week forecast has not been computed yet; the next nightly run will produce one.',
+    [],
+  );
+}
+
+/** "There is a **23%** chance ..." when the forecast states its shortfall, else ''. */
+function shortfallSentence(fc: NonNullable<BriefFacts['forecast']>, m: Money): string {
+  const s = fc.shortfall;
+  if (!s) return '';
+  const below = s.threshold === '0' ? 'zero' : `the ${m(s.threshold)} buffer`;
+  const when = s.firstWeek !== null ? `, most likely first in week ${s.firstWeek}` : '';
+  return ` There is a **${Math.round(s.probability * 100)}%** chance cash goes below ${below} in the next 13 weeks${when}.`;
+}
+
+/** A shortfall this likely is the risk signal even when the expected low point stays above zero. */
+const SHORTFALL_SIGNAL = 0.2;
+
+/** The risk signal: negative cash first, then a tight week, then a likely shortfall, then overdue receivables, then the low point; each states the chance of running short when the forecast has it. */
+function riskSignalSection(f: BriefFacts, m: Money): BriefSection {
   const fc = f.forecast;
   const top = f.overdue[0];
-
-  // Main driver: the category moving the most cash over the 13 weeks.
-  let mainDriver: BriefSection;
-  if (fc) {
-    const net = dec(fc.endingCash).minus(fc.startingCash).toString();
-    const driver = [...fc.categories].sort((a, b) => dec(b.inflow).abs().plus(dec(b.outflow).abs()).cmp(dec(a.inflow).abs().plus(dec(a.outflow).abs())))[0];
-    const busiest = [...fc.weeks].sort((a, b) => dec(b.net).abs().cmp(dec(a.net).abs()) || a.n - b.n)[0];
-    const refs: BriefRef[] = [];
-    let headline: string;
-    let detail: string;
-    if (driver) {
-      const name = cleanName(driver.name);
-      const inflowLed = dec(driver.inflow).abs().gte(dec(driver.outflow).abs());
-      headline = inflowLed ? `${name} brings in ${m(driver.inflow)} over the next 13 weeks` : `${name} is the largest outflow: ${m(driver.outflow)} in 13 weeks`;
-      detail = ` **${name}** is the biggest mover: ${inflowLed ? `${m(driver.inflow)} in` : `${m(driver.outflow)} out`}.`;
-      refs.push({ kind: 'category', key: driver.key, displayName: name });
-    } else {
-      headline = `Cash moves from ${m(fc.startingCash)} to ${m(fc.endingCash)} over 13 weeks`;
-      detail = '';
-    }
-    if (busiest) refs.push({ kind: 'week', weekNumber: busiest.n });
-    mainDriver = section(
-      headline,
-      `Cash goes from **${m(fc.startingCash)}** today to **${m(fc.endingCash)}** by week 13 (net *${m(net)}*).${detail}` +
-        (busiest ? ` The biggest swing is week ${busiest.n} (from ${busiest.weekStart}): net *${m(busiest.net)}*.` : ''),
-      refs,
-    );
-  } else {
-    const note = f.notes[0];
-    mainDriver = section(
-      'No cash forecast yet',
-      note ? `The 13-week forecast has not been computed yet. ${note.text.replace(/[`<>[\]#]/g, '')}` : 'The 13-week forecast has not been computed yet; the next nightly run will produce one.',
-      [],
+  if (fc && dec(fc.minClosingCash).isNeg()) {
+    return section(
+      `Cash falls below zero in week ${fc.minWeek} (${m(fc.minClosingCash)})`,
+      `On the current forecast the balance reaches **${m(fc.minClosingCash)}** in week ${fc.minWeek}.${shortfallSentence(fc, m)} *Act before then.*`,
+      [{ kind: 'week', weekNumber: fc.minWeek }],
     );
   }
-
-  // Risk signal: negative cash first, then overdue receivables, then the low point.
-  let riskSignal: BriefSection;
-  if (fc && dec(fc.minClosingCash).isNeg()) {
-    riskSignal = section(
-      `Cash falls below zero in week ${fc.minWeek} (${m(fc.minClosingCash)})`,
-      `On the current forecast the balance reaches **${m(fc.minClosingCash)}** in week ${fc.minWeek}. *Act before then.*`,
-      [{ kind: 'week', weekNumber: fc.minWeek }],
-    );
-  } else if (fc && tightCover(fc) !== null) {
+  if (fc && tightCover(fc) !== null) {
     const cover = tightCover(fc)!;
-    riskSignal = section(
+    return section(
       `Cash is tight in week ${fc.minWeek} (${m(fc.minClosingCash)})`,
-      `The forecast's low point is **${m(fc.minClosingCash)}** in week ${fc.minWeek}, about ${cover.toFixed(1)} weeks of outflows, down from ${m(fc.startingCash)} today. *Plan the bills and collections around it.*`,
+      `The forecast's low point is **${m(fc.minClosingCash)}** in week ${fc.minWeek}, about ${cover.toFixed(1)} weeks of outflows, down from ${m(fc.startingCash)} today.${shortfallSentence(fc, m)} *Plan the bills and collections around it.*`,
       [{ kind: 'week', weekNumber: fc.minWeek }],
     );
-  } else if (top) {
+  }
+  if (fc?.shortfall && fc.shortfall.probability >= SHORTFALL_SIGNAL) {
+    const week = fc.shortfall.firstWeek ?? fc.minWeek;
+    return section(
+      `A ${Math.round(fc.shortfall.probability * 100)}% chance of running short by week ${week}`,
+      `The expected low point is **${m(fc.minClosingCash)}** in week ${fc.minWeek}, but the forecast's range is wide.${shortfallSentence(fc, m)} *Keep a buffer or bring collections forward.*`,
+      [{ kind: 'week', weekNumber: week }],
+    );
+  }
+  if (top) {
     const name = cleanName(top.name);
-    riskSignal = section(
+    return section(
       `${name} has ${m(top.amount)} overdue`,
       `**${name}** owes **${m(top.amount)}** on ${top.invoices} overdue invoice${top.invoices === 1 ? '' : 's'}, the oldest due ${top.oldestDueDate} (*${top.daysOverdue} days late*). ` +
         `Overdue receivables total **${m(f.overdueTotal)}** across ${f.overdueCustomers} customer${f.overdueCustomers === 1 ? '' : 's'}.`,
       f.overdue.slice(0, 3).map((d) => ({ kind: 'customer' as const, key: d.key, displayName: cleanName(d.name) })),
     );
-  } else if (fc) {
-    riskSignal = section(
+  }
+  if (fc) {
+    return section(
       `Lowest cash point: ${m(fc.minClosingCash)} in week ${fc.minWeek}`,
-      `No receivables are overdue. The forecast's low point is **${m(fc.minClosingCash)}** in week ${fc.minWeek}.`,
+      `No receivables are overdue. The forecast's low point is **${m(fc.minClosingCash)}** in week ${fc.minWeek}.${shortfallSentence(fc, m)}`,
       [{ kind: 'week', weekNumber: fc.minWeek }],
     );
-  } else {
-    riskSignal = section('No risk signal today', 'No receivables are overdue and no forecast is available yet.', []);
   }
+  return section('No risk signal today', 'No receivables are overdue and no forecast is available yet.', []);
+}
 
-  // Recommended action.
-  let recommendedAction: BriefSection;
+/** The recommended action: chase the largest overdue balance, else cover a shortfall, else prepare for the heaviest week. */
+function recommendedActionSection(f: BriefFacts, m: Money): BriefSection {
+  const fc = f.forecast;
+  const top = f.overdue[0];
   if (top) {
     const name = cleanName(top.name);
-    recommendedAction = section(
+    return section(
       `Chase ${name} for ${m(top.amount)} overdue`,
       `Contact **${name}** about ${top.invoices === 1 ? 'the overdue invoice' : `the ${top.invoices} overdue invoices`} (oldest due ${top.oldestDueDate}). *Collecting it lifts cash today.*`,
       [{ kind: 'customer', key: top.key, displayName: name }],
     );
-  } else if (fc && dec(fc.minClosingCash).isNeg()) {
-    recommendedAction = section(
+  }
+  if (fc && dec(fc.minClosingCash).isNeg()) {
+    return section(
       `Arrange funding or defer payments before week ${fc.minWeek}`,
       `The shortfall is **${m(fc.minClosingCash)}**. *Review which bills can move* or line up funding before week ${fc.minWeek}.`,
       [{ kind: 'week', weekNumber: fc.minWeek }],
     );
-  } else if (fc && fc.weeks.length) {
+  }
+  if (fc && fc.weeks.length) {
     const heaviest = [...fc.weeks].sort((a, b) => dec(b.outflow).abs().cmp(dec(a.outflow).abs()) || a.n - b.n)[0]!;
-    recommendedAction = section(
+    return section(
       `Prepare for ${m(heaviest.outflow)} going out in week ${heaviest.n}`,
       `Week ${heaviest.n} (from ${heaviest.weekStart}) has the largest outflow of the window: **${m(heaviest.outflow)}**. *Check the bills due then.*`,
       [{ kind: 'week', weekNumber: heaviest.n }],
     );
-  } else {
-    recommendedAction = section('Sync or import the ledger to get a full brief', 'With ledger data and a forecast the brief names its *drivers*, *risks* and **actions**.', []);
   }
+  return section('Sync or import the ledger to get a full brief', 'With ledger data and a forecast the brief names its *drivers*, *risks* and **actions**.', []);
+}
 
-  return { mainDriver, riskSignal, recommendedAction };
+export function rulesBrief(f: BriefFacts): DailyBriefPayload {
+  const m: Money = (v) => money(f.currency, v);
+  return { mainDriver: mainDriverSection(f, m), riskSignal: riskSignalSection(f, m), recommendedAction: recommendedActionSection(f, m) };
 }

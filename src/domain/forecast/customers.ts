@@ -12,8 +12,9 @@ import { monthOf } from './days.js';
 import { countsQuantiles } from './history.js';
 import type { DailyPrediction } from './prepared.js';
 import { gapModel, renewalDensity } from './renewal.js';
-import { newCustomersPrediction, RUN_RATE_WINDOW } from './run-rate.js';
+import { LONG_RUN_WINDOW, newCustomersPrediction, RUN_RATE_WINDOW } from './run-rate.js';
 import { orderSeasonality } from './seasonality.js';
+import { relativeSpread } from './spread.js';
 import type { Terms } from './terms.js';
 import type { LedgerHistory } from './types.js';
 
@@ -59,22 +60,24 @@ export function predictCustomers(
   const season = seasonalityMonths >= 24 ? orderSeasonality(merged, asOf) : Array<number>(12).fill(1);
   const orgQuantiles = terms.arDelayCount >= 5 ? countsQuantiles(history.arDelays) : [0, 0, 0, 0, 0];
   const ctx: CustomerContext = { asOf, end, churnRate, season, terms, orgQuantiles };
-  const unmodelled: number[] = [];
+  const unmodelled: { day: number; value: number }[] = [];
   let unmodelledAccount: string | null = null;
+  let firstOrder = Infinity;
   for (const c of customers) {
     if (scheduled.has(c)) continue;
     const list = merged.get(c)!;
     // Orders that no renewal could have predicted (a customer's first and second): the run-rate's share.
     for (let i = 0; i < Math.min(2, list.length); i++) {
-      if (asOf - list[i]!.day <= RUN_RATE_WINDOW && list[i]!.day < asOf) {
-        unmodelled.push(list[i]!.value / season[monthOf(list[i]!.day)]!);
-        unmodelledAccount ??= list[i]!.accountId;
+      if (asOf - list[i]!.day <= LONG_RUN_WINDOW && list[i]!.day < asOf) {
+        unmodelled.push({ day: list[i]!.day, value: list[i]!.value / season[monthOf(list[i]!.day)]! });
+        if (asOf - list[i]!.day <= RUN_RATE_WINDOW) unmodelledAccount ??= list[i]!.accountId;
       }
     }
     const p = repeatPurchases(c, list, ctx);
     if (p) daily.push(p);
   }
-  const newCustomers = newCustomersPrediction(unmodelled, unmodelledAccount, season, orgQuantiles, terms.orgArTerms, asOf, end);
+  for (const list of merged.values()) if (list.length) firstOrder = Math.min(firstOrder, list[0]!.day);
+  const newCustomers = newCustomersPrediction(unmodelled, firstOrder, unmodelledAccount, season, orgQuantiles, terms.orgArTerms, asOf, end);
   if (newCustomers) daily.push(newCustomers);
   return season;
 }
@@ -116,6 +119,8 @@ function repeatPurchases(c: string, list: readonly OrderEv[], ctx: CustomerConte
     lags,
     customer: true,
     accountId: last.accountId,
+    unit: level,
+    unitSpread: relativeSpread(recent.map((o) => o.value / season[monthOf(o.day)]!)),
   };
 }
 

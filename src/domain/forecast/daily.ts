@@ -142,6 +142,8 @@ export interface Forecast13w {
    * (`breakEvenDate`, docs/forecast.md#break-even).
    */
   breakEvenDate: string | null;
+  /** The chance cash goes below the shortfall threshold in the 13 weeks (snapshots of engine version 3 on). */
+  shortfallProbability?: number;
 }
 
 /**
@@ -163,7 +165,7 @@ export function breakEvenDate(p: Pick<ForecastPayload, 'weeks' | 'startingCash'>
   return null;
 }
 
-export function forecast13w(p: Pick<ForecastPayload, 'weeks' | 'startingCash' | 'endingCash'>): Forecast13w {
+export function forecast13w(p: Pick<ForecastPayload, 'weeks' | 'startingCash' | 'endingCash' | 'shortfall'>): Forecast13w {
   const start = dec(p.startingCash);
   let lowest: Dec | null = null;
   let lowestWeek = p.weeks[0]?.weekStart ?? '';
@@ -179,6 +181,7 @@ export function forecast13w(p: Pick<ForecastPayload, 'weeks' | 'startingCash' | 
     lowestClosingCash: canonical(lowest ?? start),
     lowestWeekStart: lowestWeek,
     breakEvenDate: breakEvenDate(p),
+    ...(p.shortfall ? { shortfallProbability: p.shortfall.probability } : {}),
   };
 }
 

@@ -9,7 +9,7 @@
  */
 import { learnTerms } from './terms.js';
 import { matchedOrders } from './po-matching.js';
-import { salesFacts } from './seasonality.js';
+import { levelSpread, monthlyTotals, salesFacts } from './seasonality.js';
 import { scheduledPoints } from './scheduled-points.js';
 import { predictCustomers } from './customers.js';
 import { predictSeries } from './series.js';
@@ -20,6 +20,10 @@ import { summariseHistory } from './history.js';
 import { projectForecast, WEEKS } from './project.js';
 import type { ForecastInput, ForecastPayload, Scenario } from './types.js';
 import type { DailyPrediction, PointPrediction, PreparedForecast } from './prepared.js';
+import { simulateForecast } from './simulate.js';
+import { calibrationSummary, forecastBands } from './bands.js';
+import { uncertaintyNotes } from '../insights/uncertainty.js';
+import type { CalibrationState } from './calibrate.js';
 
 export function prepareForecast(input: ForecastInput): PreparedForecast {
   const asOf = toDay(input.asOf);
@@ -74,6 +78,12 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
     apTerms,
     orgApTerms,
     orgBillDelay,
+    billDelays: history.billDelays,
+    supplierDelays: history.supplierDelays,
+    levelSpread: {
+      sales: levelSpread(new Map([...history.monthlyRevenue].map(([m, v]) => [m, parseFloat(v) || 0])), asOf),
+      spend: levelSpread(monthlyTotals(history.bills.values()), asOf),
+    },
     poReasons,
     daily,
     points,
@@ -83,8 +93,34 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   };
 }
 
-/** Runs every scenario on one prepared model. */
-export function runForecast(input: ForecastInput, scenarios: readonly Scenario[], computedAt: Date): { prepared: PreparedForecast; payloads: ForecastPayload[] } {
+/** What the bands stand on: the organisation's calibration (none: the simulation's own bands) and its shortfall threshold. */
+export interface BandOptions {
+  calibration: CalibrationState | null;
+  /** Closing cash below this is a shortfall (a decimal string; the organisation's cash buffer, else 0). */
+  threshold: string;
+}
+
+/** Runs every scenario on one prepared model: the point forecast, then its bands and shortfall. */
+export function runForecast(
+  input: ForecastInput,
+  scenarios: readonly Scenario[],
+  computedAt: Date,
+  bands: BandOptions = { calibration: null, threshold: '0' },
+): { prepared: PreparedForecast; payloads: ForecastPayload[] } {
   const prepared = prepareForecast(input);
-  return { prepared, payloads: scenarios.map((s) => projectForecast(prepared, s, computedAt)) };
+  return { prepared, payloads: scenarios.map((s) => withBands(prepared, s, projectForecast(prepared, s, computedAt), bands)) };
+}
+
+/** The scenario's simulated futures read into its weeks' bands, the shortfall and the calibration (docs/forecast.md#bands). */
+export function withBands(prepared: PreparedForecast, scenario: Scenario, payload: ForecastPayload, opts: BandOptions): ForecastPayload {
+  const sim = simulateForecast(prepared, scenario);
+  const b = forecastBands(sim, opts.calibration, Number(opts.threshold));
+  const out: ForecastPayload = {
+    ...payload,
+    weeks: payload.weeks.map((w, k) => ({ ...w, bands: b.weeks[k]!.bands, shortfallProbability: b.weeks[k]!.shortfallProbability })),
+    shortfall: b.shortfall,
+    calibration: calibrationSummary(opts.calibration),
+  };
+  // The shortfall, and what drives the band's width, join the notes.
+  return { ...out, notesForAgent: uncertaintyNotes(prepared, out, sim) };
 }

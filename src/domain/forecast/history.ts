@@ -115,6 +115,7 @@ export class HistoryBuilder {
     orgArTerms: new Map(),
     orgApTerms: new Map(),
     billDelays: new Map(),
+    supplierDelays: new Map(),
     receiptsLast28: '0',
     monthlyRevenue: new Map(),
     orders: new Map(),
@@ -179,6 +180,7 @@ export class HistoryBuilder {
       }
     } else {
       if (paidBefore && asOf - paid <= 365 && due !== null) bump(this.h.billDelays, paid - due);
+      if (paidBefore && due !== null && contact) this.delays.add(paid, id, paid - due);
       if (contact && day !== null && day <= asOf && asOf - day <= LOOKBACK) this.addToDay(day, total);
     }
   }
@@ -193,7 +195,7 @@ export class HistoryBuilder {
     if (c === null) return;
     const h = this.h;
     if (this.latestId !== null) (this.ar ? this.latest.ar : this.latest.ap).set(c, this.latestId);
-    if (this.delays.values.length) h.customerDelays.set(c, this.delays.values);
+    if (this.delays.values.length) (this.ar ? h.customerDelays : h.supplierDelays).set(c, this.delays.values);
     if (this.terms.values.length) (this.ar ? h.arTerms : h.apTerms).set(c, this.terms.values);
     if (this.days.size) {
       const days = [...this.days.keys()].sort((a, b) => a - b);

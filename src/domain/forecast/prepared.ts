@@ -6,7 +6,7 @@
 import type { Amount } from './cents.js';
 import type { DelayDist } from './behaviour.js';
 import type { SuppressedReason } from './purchase-orders.js';
-import type { CashPosition, ForecastInput, LedgerItem } from './types.js';
+import type { CashPosition, Counts, ForecastInput, LedgerItem } from './types.js';
 
 export interface PItem {
   src: LedgerItem;
@@ -37,6 +37,10 @@ export interface DailyPrediction {
   /** Whether the customers' payment-delay shift of a scenario applies. */
   customer: boolean;
   accountId: string | null;
+  /** The typical size of one event (money): how lumpy the series is, for the simulation (simulate.ts). */
+  unit: number;
+  /** How much one event's amount varies (standard deviation over mean of the recent ones), for the simulation. */
+  unitSpread?: number;
 }
 
 export interface PointPrediction {
@@ -48,6 +52,8 @@ export interface PointPrediction {
   statistical: boolean;
   /** A customer's payment: moved by the scenario's payment-delay shift. */
   customer?: boolean;
+  /** How much the series' recent amounts have varied (their standard deviation over their mean), for the simulation; none: fixed. */
+  spread?: number;
 }
 
 export interface PreparedForecast {
@@ -68,6 +74,12 @@ export interface PreparedForecast {
   apTerms: Map<string, number>;
   orgApTerms: number;
   orgBillDelay: number;
+  /** The spread of a quarter's sales and spending against the quarter before (seasonality.ts levelSpread), for the simulation. */
+  levelSpread: { sales: number; spend: number };
+  /** How late the organisation paid its bills (days: how many at each), for the simulation. */
+  billDelays: Counts;
+  /** Per supplier: how late the organisation paid its latest bills (history.ts), for the simulation. */
+  supplierDelays: Map<string, number[]>;
   poReasons: Map<string, SuppressedReason | null>;
   daily: DailyPrediction[];
   points: PointPrediction[];

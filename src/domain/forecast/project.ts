@@ -10,12 +10,12 @@ import { Acc, amountOf, factorOf, isPositive, roundToCents, scale, splitByWeight
 import { cmpStr } from './compare.js';
 import { fromDay, toDay } from './days.js';
 import { dueOf, owedOf, totalOf } from './open-items.js';
-import type { PItem, PreparedForecast } from './prepared.js';
-import type { CategoryEntry, ForecastPayload, ForecastWeek, ManualItem, Scenario, ScenarioAdjustments } from './types.js';
+import type { DailyPrediction, PItem, PreparedForecast } from './prepared.js';
+import type { CategoryEntry, ForecastPayload, ForecastWeek, ManualItem, PurchaseOrder, Scenario, ScenarioAdjustments } from './types.js';
 import { buildNotes } from '../insights/engine.js';
 
-/** Snapshots of engine version 1 had no guaranteedInflow/forecastInflow split. */
-export const ENGINE_VERSION = 2;
+/** Snapshots of engine version 1 had no guaranteedInflow/forecastInflow split; version 3 added bands, the shortfall and the calibration. */
+export const ENGINE_VERSION = 3;
 export const WEEKS = 13;
 
 /** Probability that a draft or submitted invoice is issued and paid (pipeline). */
@@ -100,7 +100,7 @@ export function projectForecast(p: PreparedForecast, scenario: Scenario, compute
 }
 
 /** The week of a day: days before today in week 0 (overdue), -1 beyond the horizon. */
-function weekOf(p: PreparedForecast, day: number): number {
+export function weekOf(p: PreparedForecast, day: number): number {
   const d = day < p.asOf ? p.asOf : day;
   if (d > p.end) return -1;
   return Math.floor((d - p.starts[0]!) / 7);
@@ -137,12 +137,8 @@ function placeOpenItems(p: PreparedForecast, shift: number, emit: Emit): void {
       if (st === 'DRAFT' || st === 'SUBMITTED') {
         const base = isPositive(dueOf(it)) ? dueOf(it) : totalOf(it);
         if (!isPositive(base)) continue;
-        const c = it.src.contactId ?? '';
-        const own = p.customerDelays.get(c) ?? [];
-        const delay = own.length >= MIN_OWN_HISTORY ? median(own.slice(-12)) : p.orgArDelayMedian;
-        const due = it.due !== null && it.due >= asOf ? it.due : asOf + (p.arTerms.get(c) ?? p.orgArTerms);
         const weighted = scale(base, PIPELINE_FACTORS[st]);
-        emit(weekOf(p, due + delay + shift), id, weighted, true, it.src.accountId, { probability: true });
+        emit(weekOf(p, pipelineDay(p, it) + shift), id, weighted, true, it.src.accountId, { probability: true });
       }
     } else if (st === 'AUTHORISED' || st === 'DRAFT' || st === 'SUBMITTED') {
       const owed = st === 'AUTHORISED' ? owedOf(it) : dueOf(it);
@@ -154,42 +150,62 @@ function placeOpenItems(p: PreparedForecast, shift: number, emit: Emit): void {
   }
 }
 
+/** The day a draft or submitted invoice is expected to be paid, if it is issued: its due date (or today plus the customer's terms) plus the customer's usual delay. */
+export function pipelineDay(p: PreparedForecast, it: PItem): number {
+  const c = it.src.contactId ?? '';
+  const own = p.customerDelays.get(c) ?? [];
+  const delay = own.length >= MIN_OWN_HISTORY ? median(own.slice(-12)) : p.orgArDelayMedian;
+  const due = it.due !== null && it.due >= p.asOf ? it.due : p.asOf + (p.arTerms.get(c) ?? p.orgArTerms);
+  return due + delay;
+}
+
+/** The day an open purchase order's bill is expected to be paid, before the organisation's bill delay: arrival plus the supplier's terms. */
+export function orderDueDay(p: PreparedForecast, po: PurchaseOrder): number {
+  const d = po.expectedArrivalDate ?? po.deliveryDate ?? po.issueDate;
+  const arrival = d ? toDay(d) : p.asOf;
+  const terms = (po.contactId ? p.apTerms.get(po.contactId) : undefined) ?? p.orgApTerms;
+  return arrival + terms;
+}
+
 /** The open purchase orders no bill matches: a bill expected on arrival, paid after the supplier's terms. */
 function placePurchaseOrders(p: PreparedForecast, emit: Emit): void {
   for (const po of p.input.purchaseOrders) {
     if (po.status !== 'AUTHORISED' || p.poReasons.get(po.id)) continue;
     const total = amountOf(po.total);
     if (!isPositive(total)) continue;
-    const d = po.expectedArrivalDate ?? po.deliveryDate ?? po.issueDate;
-    const arrival = d ? toDay(d) : p.asOf;
-    const terms = (po.contactId ? p.apTerms.get(po.contactId) : undefined) ?? p.orgApTerms;
-    emit(weekOf(p, arrival + terms + p.orgBillDelay), po.id, total, false, null, { category: PURCHASE_ORDERS });
+    emit(weekOf(p, orderDueDay(p, po) + p.orgBillDelay), po.id, total, false, null, { category: PURCHASE_ORDERS });
   }
 }
 
 /** The statistical series: each day's expected money, moved by its lags (shared equally), summed per week and rounded to cents. */
 function placeDaily(p: PreparedForecast, shift: number, emit: Emit): void {
-  const { asOf, starts, end } = p;
   for (const dp of p.daily) {
-    const extra = dp.customer ? shift : 0;
-    const lags = dp.lags ?? [dp.lag];
-    const share = 1 / lags.length;
-    const perWeek = new Float64Array(WEEKS);
-    for (let u = 1; u < dp.values.length; u++) {
-      const v = dp.values[u]!;
-      if (v === 0) continue;
-      for (const lag of lags) {
-        const day = dp.base + u + lag + extra;
-        if (day < asOf || day > end) continue;
-        perWeek[Math.floor((day - starts[0]!) / 7)]! += v * share;
-      }
-    }
+    const perWeek = dailyPerWeek(p, dp, shift);
     for (let k = 0; k < WEEKS; k++) {
       const c = Math.round(perWeek[k]! * 100);
       // forecastInflow is the hazard model's predicted purchases only (spec 2.3); recurring series and run-rates of bank receipts are guaranteed.
       if (c > 0) emit(k, dp.id, { cents: c, extra: null }, dp.inflow, dp.accountId, { statistical: dp.inflow && dp.customer });
     }
   }
+}
+
+/** A statistical series' expected money per week: each day's value moved by its lags (shared equally). */
+export function dailyPerWeek(p: PreparedForecast, dp: DailyPrediction, shift: number): Float64Array {
+  const { asOf, starts, end } = p;
+  const extra = dp.customer ? shift : 0;
+  const lags = dp.lags ?? [dp.lag];
+  const share = 1 / lags.length;
+  const perWeek = new Float64Array(WEEKS);
+  for (let u = 1; u < dp.values.length; u++) {
+    const v = dp.values[u]!;
+    if (v === 0) continue;
+    for (const lag of lags) {
+      const day = dp.base + u + lag + extra;
+      if (day < asOf || day > end) continue;
+      perWeek[Math.floor((day - starts[0]!) / 7)]! += v * share;
+    }
+  }
+  return perWeek;
 }
 
 /** The organisation's and the scenario's manual lines (signed: positive in). */
@@ -276,7 +292,7 @@ export function forEachOpenReceivable(p: PreparedForecast, shift: number, put: (
   }
 }
 
-function customerDist(p: PreparedForecast, contactId: string | null): DelayDist {
+export function customerDist(p: PreparedForecast, contactId: string | null): DelayDist {
   if (!contactId) return p.orgDelay;
   let d = p.distCache.get(contactId);
   if (!d) {

@@ -6,9 +6,14 @@
 import { median } from './behaviour.js';
 import { monthOf } from './days.js';
 import type { DailyPrediction } from './prepared.js';
+import { relativeSpread } from './spread.js';
 
 /** Window of the run-rates of business no series models (days). */
 export const RUN_RATE_WINDOW = 182;
+/** The longer run the new customers' rate returns to (days; less when the history is shorter). */
+export const LONG_RUN_WINDOW = 730;
+/** How fast a recent rate of new customers gives way to the longer-run one: half of the gap is gone after this many days. */
+const NEW_CUSTOMERS_HALF_LIFE = 91;
 /** Events a run-rate needs in its window. */
 const RUN_RATE_MIN_EVENTS = 5;
 
@@ -22,6 +27,9 @@ function runRateTotal(events: readonly number[]): number {
   const cap = 10 * median(events);
   return events.reduce((a, v) => a + Math.min(v, cap), 0);
 }
+
+/** The typical event of a run-rate: the mean of what it counts. */
+const unitOf = (events: readonly number[], total: number) => total / Math.max(1, events.length);
 
 /** The flat run-rate of these events (their values in the window) from `asOf` to `end`; null when it counts nothing. */
 export function runRatePrediction(
@@ -38,17 +46,21 @@ export function runRatePrediction(
   const H = end - asOf;
   const values = new Float64Array(H + 1);
   for (let u = 1; u <= H; u++) values[u] = total / RUN_RATE_WINDOW;
-  return { id, inflow, base: asOf, values, lag, customer: false, accountId };
+  return { id, inflow, base: asOf, values, lag, customer: false, accountId, unit: unitOf(events, total), unitSpread: relativeSpread(events) };
 }
 
 /**
- * New customers: the run-rate of the orders no renewal could have predicted
- * (`unmodelled`: customers' first and second orders in the window, seasonally
- * adjusted), by season, paid after the organisation's terms plus its delay
- * quantiles; null when it counts nothing.
+ * New customers: the rate of the orders no renewal could have predicted
+ * (`unmodelled`: customers' first and second orders, seasonally adjusted),
+ * by season, paid after the organisation's terms plus its delay quantiles;
+ * null when the recent window counts nothing. The rate starts at the last
+ * RUN_RATE_WINDOW days' and decays towards the longer run's (LONG_RUN_WINDOW
+ * days, or since the first order), half the gap every NEW_CUSTOMERS_HALF_LIFE
+ * days: a one-off burst of sign-ups is not forecast to repeat every quarter.
  */
 export function newCustomersPrediction(
-  unmodelled: readonly number[],
+  unmodelled: readonly { day: number; value: number }[],
+  firstOrder: number,
   accountId: string | null,
   season: readonly number[],
   orgQuantiles: readonly number[],
@@ -56,12 +68,17 @@ export function newCustomersPrediction(
   asOf: number,
   end: number,
 ): DailyPrediction | null {
-  const newBusiness = runRateTotal(unmodelled);
-  if (!(newBusiness > 0)) return null;
+  const recentValues = unmodelled.filter((e) => asOf - e.day <= RUN_RATE_WINDOW).map((e) => e.value);
+  const recent = runRateTotal(recentValues) / RUN_RATE_WINDOW;
+  if (!(recent > 0)) return null;
+  const span = Math.min(LONG_RUN_WINDOW, Math.max(RUN_RATE_WINDOW, asOf - firstOrder));
+  const longRun = span > RUN_RATE_WINDOW ? runRateTotal(unmodelled.filter((e) => asOf - e.day <= span).map((e) => e.value)) / span : recent;
   const H = end - asOf;
   const values = new Float64Array(H + 1);
-  const perDay = newBusiness / RUN_RATE_WINDOW;
-  for (let u = 1; u <= H; u++) values[u] = perDay * season[monthOf(asOf + u)]!;
+  for (let u = 1; u <= H; u++) {
+    const rate = longRun + (recent - longRun) * 0.5 ** (u / NEW_CUSTOMERS_HALF_LIFE);
+    values[u] = rate * season[monthOf(asOf + u)]!;
+  }
   const lags = orgQuantiles.map((d) => Math.max(0, orgArTerms + d));
   return {
     id: 'predicted:new-customers',
@@ -72,5 +89,7 @@ export function newCustomersPrediction(
     lags,
     customer: true,
     accountId,
+    unit: unitOf(recentValues, recent * RUN_RATE_WINDOW),
+    unitSpread: relativeSpread(recentValues),
   };
 }

@@ -17,6 +17,7 @@ import type { SuppressedReason } from './purchase-orders.js';
 import { detectCadence, isActive, nextOccurrences } from './recurring.js';
 import { gapModel, renewalDensity } from './renewal.js';
 import { RUN_RATE_WINDOW, runRatePrediction } from './run-rate.js';
+import { relativeSpread } from './spread.js';
 import type { Terms } from './terms.js';
 import type { BankTxn, ForecastInput, LedgerHistory } from './types.js';
 
@@ -163,6 +164,7 @@ function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: 
     .map((e) => ({ day: e.day, amount: e.amount }))
     .sort((a, b) => toDec(a.amount).comparedTo(toDec(b.amount)) || a.day - b.day);
   const amount = recent[(recent.length - 1) >> 1]!.amount;
+  const spread = relativeSpread(amounts.slice(-6).map((e) => toF(e.amount)));
   // Cash moves `lag` days after the event; an event after the last known one (a bill or an open order).
   const anchor = [...days];
   if (poDay !== undefined && poDay > anchor[anchor.length - 1]!) anchor.push(poDay);
@@ -174,6 +176,7 @@ function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: 
       amount,
       accountId: lastEv.accountId,
       statistical: false,
+      ...(spread > 0 ? { spread } : {}),
     });
   }
   return true;
@@ -204,7 +207,7 @@ function renewalSeries(key: string, s: Series, { days, amounts }: ByDay, poDay: 
     const values = new Float64Array(H + 1);
     for (let u = 1; u <= H; u++) values[u] = m[u]! * level;
     const lastEv = amounts[amounts.length - 1]!;
-    ctx.daily.push({ id: `recurring:${key}`, inflow: s.inflow, base, values, lag: s.lag, customer: false, accountId: lastEv.accountId });
+    ctx.daily.push({ id: `recurring:${key}`, inflow: s.inflow, base, values, lag: s.lag, customer: false, accountId: lastEv.accountId, unit: level, unitSpread: relativeSpread(recent.map((e) => toF(e.amount))) });
   }
   return true;
 }
@@ -223,3 +226,4 @@ function normRef(s: string | null): string {
     .trim()
     .slice(0, 40);
 }
+

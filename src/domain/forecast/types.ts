@@ -165,6 +165,45 @@ export interface CategoryEntry {
   outflow: string;
 }
 
+// ---------------------------------------------------------------------------
+// Bands and the shortfall (bands.ts; docs/forecast.md#bands)
+// ---------------------------------------------------------------------------
+
+/** A figure's 80% band and median (decimal strings). */
+export interface Band {
+  p10: string;
+  p50: string;
+  p90: string;
+}
+
+export interface WeekBands {
+  inflow: Band;
+  outflow: Band;
+  closing: Band;
+  /** Whether the organisation's history calibrated these bands (false: the simulation's own, not proven). */
+  calibrated: boolean;
+}
+
+export interface Shortfall {
+  /** Closing cash below this is a shortfall: 0, or the organisation's cash buffer. */
+  threshold: string;
+  /** Probability that closing cash falls below the threshold in at least one of the weeks. */
+  probability: number;
+  /** The week (0-based) a shortfall most often starts in, among the futures that have one; null when none does. */
+  firstLikelyWeekIndex: number | null;
+}
+
+/** The public face of the calibration (the API's `calibration`). */
+export interface CalibrationSummary {
+  method: string;
+  /** Past cut-offs replayed. */
+  cutoffs: number;
+  /** The replay's measured coverage of the calibrated 80% bands (null before any band could be scored). */
+  coverage80: number | null;
+  /** The day the calibration was computed. */
+  asOf: string;
+}
+
 /** ForecastWeek (spec 2.3). */
 export interface ForecastWeek {
   weekStart: string;
@@ -180,6 +219,10 @@ export interface ForecastWeek {
   overdueItemIds?: string[];
   probabilityWeighted?: boolean;
   categories?: { accounts: Record<string, CategoryEntry> };
+  /** P10, P50 and P90 of inflow, outflow and closing cash (engine version 3 on). */
+  bands?: WeekBands;
+  /** Probability that closing cash is below the shortfall threshold this week. */
+  shortfallProbability?: number;
 }
 
 export interface CashPositionAccount {
@@ -226,6 +269,10 @@ export interface ForecastPayload {
   totalOutflow: string;
   notesForAgent: AgentNote[];
   cashPosition: CashPosition;
+  /** Engine version 3 on: the probability of running short in the 13 weeks. */
+  shortfall?: Shortfall;
+  /** Engine version 3 on: the calibration the bands stand on; null when the history is too short to calibrate. */
+  calibration?: CalibrationSummary | null;
 }
 
 // ---------------------------------------------------------------------------
@@ -257,6 +304,8 @@ export interface LedgerHistory {
   orgApTerms: Counts;
   /** Bills paid before today, within 365 days: paid - due (or issue). */
   billDelays: Counts;
+  /** Per supplier: the delays (paid - due) of its latest RECENT paid bills (by paid date, then id), oldest first. */
+  supplierDelays: Map<string, number[]>;
   /** Totals of the invoices paid in the 28 days before today. */
   receiptsLast28: string;
   /** AUTHORISED and PAID invoices per month of issue (month index, days.ts), issued by today. */

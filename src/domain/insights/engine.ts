@@ -165,7 +165,13 @@ export function buildNotes(p: PreparedForecast, payload: ForecastPayload): Agent
       payload,
     );
   }
-  notes.sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'warn' ? -1 : 1) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.window < b.window ? -1 : a.window > b.window ? 1 : 0));
-  return notes.slice(0, MAX_NOTES);
+  return rankNotes(notes);
+}
+
+/** Warnings first, then by kind (KIND_ORDER) and window; at most MAX_NOTES. */
+export function rankNotes(notes: readonly AgentNote[]): AgentNote[] {
+  return [...notes]
+    .sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'warn' ? -1 : 1) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.window < b.window ? -1 : a.window > b.window ? 1 : 0))
+    .slice(0, MAX_NOTES);
 }
 

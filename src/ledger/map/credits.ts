@@ -2,6 +2,7 @@
  * Credits of a contact's: credit notes (GET /CreditNotes), overpayments and
  * prepayments (GET /Overpayments, /Prepayments), with their allocations.
  */
+import type { z } from 'zod';
 import type { CashItemRow, MappedCashItem } from '../../store/rows.js';
 import { canonical, dec, sum } from '../../domain/money.js';
 import { parseWith } from '../xero/errors.js';
@@ -46,14 +47,23 @@ export function mapCreditNote(raw: unknown, ctx: MapContext): MappedCashItem {
     ledgerUpdatedAt: cn.UpdatedDateUTC ?? null,
     lastSyncedAt: ctx.now,
   };
+  return { item, ...creditParts(cn, id, cn.Type === 'ACCRECCREDIT' ? 'customer' : 'supplier', ctx) };
+}
+
+/** A credit's lines, its refunds (payments) and its allocations to invoices or bills, and its contact: the same for credit notes, overpayments and prepayments. */
+function creditParts(
+  c: z.infer<typeof XeroCreditNote> | z.infer<typeof XeroOverpayment> | z.infer<typeof XeroPrepayment>,
+  id: string,
+  role: 'customer' | 'supplier',
+  ctx: MapContext,
+): Omit<MappedCashItem, 'item'> {
   return {
-    item,
-    lines: mapLineItems(cn.LineItems, id, cn.Type, ctx),
-    payments: mapEmbeddedPayments(cn.Payments, id, cn.Type, ctx),
+    lines: mapLineItems(c.LineItems, id, c.Type, ctx),
+    payments: mapEmbeddedPayments(c.Payments, id, c.Type, ctx),
     allocations:
-      cn.Allocations === undefined || cn.Allocations === null
+      c.Allocations === undefined || c.Allocations === null
         ? null
-        : cn.Allocations.map((a, seq) => ({
+        : c.Allocations.map((a, seq) => ({
             orgId: ctx.orgId,
             creditNoteId: id,
             seq,
@@ -63,7 +73,7 @@ export function mapCreditNote(raw: unknown, ctx: MapContext): MappedCashItem {
             date: a.Date ?? null,
           })),
     appliedCredits: [],
-    contact: contactStub(cn.Contact, cn.Type === 'ACCRECCREDIT' ? 'customer' : 'supplier', ctx),
+    contact: contactStub(c.Contact, role, ctx),
   };
 }
 
@@ -112,23 +122,5 @@ export function mapPrepaidCredit(kind: 'Overpayments' | 'Prepayments', raw: unkn
     ledgerUpdatedAt: cp.UpdatedDateUTC ?? null,
     lastSyncedAt: ctx.now,
   };
-  return {
-    item,
-    lines: mapLineItems(cp.LineItems, id, cp.Type, ctx),
-    payments: mapEmbeddedPayments(cp.Payments, id, cp.Type, ctx),
-    allocations:
-      cp.Allocations === undefined || cp.Allocations === null
-        ? null
-        : cp.Allocations.map((a, seq) => ({
-            orgId: ctx.orgId,
-            creditNoteId: id,
-            seq,
-            invoiceId: textOf(a.Invoice?.InvoiceID),
-            invoiceNumber: textOf(a.Invoice?.InvoiceNumber),
-            amount: decimalOf(a.Amount),
-            date: a.Date ?? null,
-          })),
-    appliedCredits: [],
-    contact: contactStub(cp.Contact, receive ? 'customer' : 'supplier', ctx),
-  };
+  return { item, ...creditParts(cp, id, receive ? 'customer' : 'supplier', ctx) };
 }

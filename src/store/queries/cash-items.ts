@@ -49,18 +49,24 @@ export function itemWhere(orgId: string, source: string, ledgerType: string, f: 
   if (f.dateFrom) conds.push(sql`ci.sort_date >= ${f.dateFrom}::date`);
   // sort_date is a DATE: `<=` the day covers it to the end of that day (UTC).
   if (f.dateTo) conds.push(sql`ci.sort_date <= ${f.dateTo}::date`);
+  if (f.dueFrom) conds.push(sql`ci.due_date >= ${f.dueFrom}::date`);
+  if (f.dueTo) conds.push(sql`ci.due_date <= ${f.dueTo}::date`);
+  if (f.overdueOn) conds.push(sql`ci.due_date < ${f.overdueOn}::date and ci.ledger_status = 'AUTHORISED' and ci.amount_due > 0`);
   return sql.join(conds, sql` and `);
 }
+
+/** Filters the per-day and all-time summaries cannot answer (they know status, currency and date only). */
+const needsItems = (f: ItemFilters) => Boolean(f.contactId || f.dueFrom || f.dueTo || f.overdueOn);
 
 /**
  * Counts and totals of items: from the summaries kept in step with cash_items
  * by triggers (migration 0001_list_counts: per org, source, type, status and
  * currency; and per sort date too) when the filters are among status and
- * dates; from the items themselves (through cash_items_contact_idx) when a
- * contactId is given.
+ * dates; from the items themselves (through cash_items_contact_idx and
+ * cash_items_due_idx) when a contactId or a due-date filter is given.
  */
 export function itemAggregate(orgId: string, source: string, ledgerType: string, f: ItemFilters): AggregateSource {
-  if (f.contactId) {
+  if (needsItems(f)) {
     return {
       from: sql`from cash_items ci`,
       where: itemWhere(orgId, source, ledgerType, f),

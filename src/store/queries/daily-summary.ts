@@ -8,22 +8,12 @@ import { sql } from 'drizzle-orm';
 import { type Db, rows } from '../db.js';
 import { addDays } from '../../domain/calendar.js';
 import { canonical, dec } from '../../domain/money.js';
-import { AGEING_BANDS, type AgeingBand, type ArAgeing } from '../../domain/forecast/daily.js';
+import { AGEING_BANDS, type AgeingBand, type ArAgeing, type MoneyEvent } from '../../domain/forecast/daily.js';
 import { base } from './forecast-items.js';
 import { ITEM_OF_PAYMENT, PAYMENT_SIGNED } from './payment-amounts.js';
 
-export interface CashEvent {
-  id: string;
-  date: string;
-  /** Signed, base currency. */
-  amount: string;
-  contactId: string | null;
-  contactName: string | null;
-  contactSensitive: boolean;
-}
-
 /** Money that moved through bank accounts between two dates (inclusive): payments and spend/receive money, transfers excluded. */
-export async function loadCashEvents(db: Db, orgId: string, from: string, to: string): Promise<CashEvent[]> {
+export async function loadCashEvents(db: Db, orgId: string, from: string, to: string): Promise<MoneyEvent[]> {
   const list = await rows<{ id: string; date: string; amount: string; c: string | null; name: string | null; sens: boolean | null }>(
     db,
     sql`select x.id, x.date, x.amount, x.c, ct.name, ct.is_sensitive as sens from (
@@ -69,20 +59,29 @@ export async function countBankAccounts(db: Db, orgId: string): Promise<number> 
  * amounts still owed, in the base currency; only positive amounts due), so a
  * ledger with tens of thousands of open invoices sends five rows, not all of them.
  */
+/**
+ * The open AUTHORISED documents of one side still owed, each with what is
+ * owed in the base currency and its ageing band as at `asOf` (days past the
+ * due date, else the issue date): the one definition behind the daily
+ * summary's `ar` and the aged receivables and payables.
+ */
+function ageingRows(orgId: string, source: 'LEDGER_INVOICE' | 'LEDGER_BILL', asOf: string) {
+  return sql`select * from (
+      select i.contact_id, i.due_date, ${base('amount_due')} as amount,
+        case when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 90 then 'days90plus'
+             when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 60 then 'days90'
+             when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 30 then 'days60'
+             when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 0 then 'days30'
+             else 'current' end as band
+      from cash_items i join organisations o on o.id = i.org_id
+      where i.org_id = ${orgId} and i.source = ${source} and i.ledger_status = 'AUTHORISED' and i.amount_due > 0) x
+    where amount > 0`;
+}
+
 export async function arAgeingInStore(db: Db, orgId: string, asOf: string): Promise<ArAgeing> {
   const found = await rows<{ band: AgeingBand; n: number | string; amount: string | null }>(
     db,
-    sql`select band, count(*)::int8 as n, sum(amount) as amount from (
-          select ${base('amount_due')} as amount,
-            case when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 90 then 'days90plus'
-                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 60 then 'days90'
-                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 30 then 'days60'
-                 when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 0 then 'days30'
-                 else 'current' end as band
-          from cash_items i join organisations o on o.id = i.org_id
-          where i.org_id = ${orgId} and i.source = 'LEDGER_INVOICE' and i.ledger_status = 'AUTHORISED' and i.amount_due > 0) x
-        where amount > 0
-        group by band`,
+    sql`select band, count(*)::int8 as n, sum(amount) as amount from (${ageingRows(orgId, 'LEDGER_INVOICE', asOf)}) a group by band`,
   );
   const by = new Map(found.map((r) => [r.band, r]));
   const bucket = (band: AgeingBand) => ({ count: Number(by.get(band)?.n ?? 0), amount: canonical(by.get(band)?.amount ?? '0') });
@@ -153,4 +152,38 @@ export async function countPendingAnomalies(db: Db, orgId: string, asOf: string,
           where ev.date >= ${from} and lim.n >= ${rule.minHistory} and abs(ev.amount) > ${String(rule.factor)}::numeric * lim.p`,
   );
   return Number(r?.n ?? 0);
+}
+
+/** One contact's aged balance (base currency): what it owes (or is owed) per ageing band, with its open documents. */
+export interface AgedContactRow {
+  contactId: string | null;
+  name: string | null;
+  sensitive: boolean;
+  bands: Record<AgeingBand, string>;
+  documents: number;
+  oldestDueDate: string | null;
+}
+
+/** Every contact with something open on one side (receivables: invoices; payables: bills), aged as at `asOf`. */
+export async function agedByContact(db: Db, orgId: string, side: 'AR' | 'AP', asOf: string): Promise<AgedContactRow[]> {
+  const list = await rows<{ c: string | null; name: string | null; sens: boolean | null; band: AgeingBand; n: number | string; amount: string; oldest: string | null }>(
+    db,
+    sql`select a.contact_id as c, ct.name, ct.is_sensitive as sens, a.band, count(*)::int8 as n, sum(a.amount) as amount, min(a.due_date)::text as oldest
+        from (${ageingRows(orgId, side === 'AR' ? 'LEDGER_INVOICE' : 'LEDGER_BILL', asOf)}) a
+        left join contacts ct on ct.org_id = ${orgId} and ct.id = a.contact_id
+        group by a.contact_id, ct.name, ct.is_sensitive, a.band`,
+  );
+  const by = new Map<string, AgedContactRow>();
+  for (const r of list) {
+    const key = r.c ?? '';
+    let row = by.get(key);
+    if (!row) {
+      row = { contactId: r.c, name: r.name, sensitive: Boolean(r.sens), bands: Object.fromEntries(AGEING_BANDS.map((b) => [b, '0'])) as Record<AgeingBand, string>, documents: 0, oldestDueDate: null };
+      by.set(key, row);
+    }
+    row.bands[r.band] = canonical(dec(row.bands[r.band]).plus(r.amount));
+    row.documents += Number(r.n);
+    if (r.oldest && (row.oldestDueDate === null || r.oldest < row.oldestDueDate)) row.oldestDueDate = r.oldest;
+  }
+  return [...by.values()];
 }

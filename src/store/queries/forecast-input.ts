@@ -17,9 +17,24 @@ import { loadAccounts, type OrgMeta } from './organisation.js';
 import { loadBankBalances, loadOverride } from './cash-position.js';
 import { loadManualItems } from './manual-items.js';
 
+/** A bank transaction row as the forecast's queries select it (signed amount, contact, first line's account code, reference). */
+export type BankTxnRow = {
+  id: string;
+  date: string;
+  amount: string;
+  c: string | null;
+  code: string | null;
+  ref: string | null;
+};
+
+/** The engine's bank transaction of a row; the account code becomes the account id. */
+export function bankTxnOf(t: BankTxnRow, idByCode: Map<string, string>): BankTxn {
+  return { id: t.id, date: t.date, amount: t.amount, contactId: t.c, accountId: t.code ? (idByCode.get(t.code) ?? null) : null, reference: t.ref };
+}
+
 /** Spend- and receive-money transactions up to `asOf` (transfers between own accounts excluded). */
 export async function loadBankTxns(db: Db, orgId: string, asOf: string, idByCode: Map<string, string>, from?: string): Promise<BankTxn[]> {
-  const list = await rows<{ id: string; date: string; amount: string; c: string | null; code: string | null; ref: string | null }>(
+  const list = await rows<BankTxnRow>(
     db,
     sql`select id, date, case when type like 'SPEND%' then -total else total end as amount, contact_id as c,
           lines->0->>'accountCode' as code, reference as ref
@@ -27,14 +42,7 @@ export async function loadBankTxns(db: Db, orgId: string, asOf: string, idByCode
         where org_id = ${orgId} and status = 'AUTHORISED' and type not like '%TRANSFER'
           and date <= ${asOf} and date >= ${from ?? addDays(asOf, -HISTORY_DAYS)}`,
   );
-  return list.map((t) => ({
-    id: t.id,
-    date: t.date,
-    amount: t.amount,
-    contactId: t.c,
-    accountId: t.code ? (idByCode.get(t.code) ?? null) : null,
-    reference: t.ref,
-  }));
+  return list.map((t) => bankTxnOf(t, idByCode));
 }
 
 export async function loadPurchaseOrders(db: Db, orgId: string): Promise<PurchaseOrder[]> {

@@ -146,13 +146,19 @@ export async function outlookOfSnapshot(
   db: Db,
   orgId: string,
   snapshotId: string,
-): Promise<Pick<ForecastPayload, 'weeks' | 'startingCash' | 'endingCash' | 'notesForAgent'> | null> {
-  const [r] = await rows<{ weeks: ForecastPayload['weeks'] | null; start: string; end: string; notes: ForecastPayload['notesForAgent'] | null }>(
+): Promise<Pick<ForecastPayload, 'weeks' | 'startingCash' | 'endingCash' | 'notesForAgent' | 'shortfall'> | null> {
+  const [r] = await rows<{
+    weeks: ForecastPayload['weeks'] | null;
+    start: string;
+    end: string;
+    notes: ForecastPayload['notesForAgent'] | null;
+    shortfall: ForecastPayload['shortfall'] | null;
+  }>(
     db,
     sql`select (select jsonb_agg(w - 'itemIds' - 'overdueItemIds' - 'categories' order by n) from jsonb_array_elements(f.payload->'weeks') with ordinality as x(w, n)) as weeks,
-          f.payload->>'startingCash' as start, f.payload->>'endingCash' as "end", f.payload->'notesForAgent' as notes
+          f.payload->>'startingCash' as start, f.payload->>'endingCash' as "end", f.payload->'notesForAgent' as notes, f.payload->'shortfall' as shortfall
         from forecast_snapshots f where f.org_id = ${orgId} and f.id = ${snapshotId}`,
   );
   if (!r || !r.weeks) return null;
-  return { weeks: r.weeks, startingCash: r.start, endingCash: r.end, notesForAgent: r.notes ?? [] };
+  return { weeks: r.weeks, startingCash: r.start, endingCash: r.end, notesForAgent: r.notes ?? [], ...(r.shortfall ? { shortfall: r.shortfall } : {}) };
 }

@@ -11,7 +11,7 @@ import type { BankTxn, LedgerItem, LedgerStatus, PurchaseOrder } from '../../dom
 import { base } from './forecast-items.js';
 import { loadAccounts, type OrgMeta } from './organisation.js';
 import { loadBankBalances } from './cash-position.js';
-import { loadPurchaseOrders } from './forecast-input.js';
+import { bankTxnOf, type BankTxnRow, loadPurchaseOrders } from './forecast-input.js';
 import { PAYMENT_SIGNED } from './payment-amounts.js';
 
 interface ItemRow extends Record<string, unknown> {
@@ -107,7 +107,7 @@ export async function loadRawLedger(db: Db, org: OrgMeta): Promise<RawLedger> {
         from credit_note_allocations a join cash_items i on i.org_id = a.org_id and i.id = a.invoice_id join organisations o on o.id = a.org_id
         where a.org_id = ${org.id}`,
   );
-  const txns = await rows<{ id: string; date: string; amount: string; c: string | null; code: string | null; ref: string | null; acc: string; tr: boolean }>(
+  const txns = await rows<BankTxnRow & { acc: string; tr: boolean }>(
     db,
     sql`select id, date, case when type like 'SPEND%' then -total else total end as amount, contact_id as c,
           lines->0->>'accountCode' as code, reference as ref, bank_account_id as acc, type like '%TRANSFER' as tr
@@ -121,16 +121,7 @@ export async function loadRawLedger(db: Db, org: OrgMeta): Promise<RawLedger> {
     items: items.map((r) => toItem(r, r.acc ? (idByCode.get(r.acc) ?? null) : null)),
     payments: payments.map((p) => ({ itemId: p.item, date: p.date, amount: p.amount, bankAccountId: p.acc })),
     allocations: allocations.map((a) => ({ invoiceId: a.inv, date: a.date, amount: a.amount })),
-    bankTxns: txns.map((t) => ({
-      id: t.id,
-      date: t.date,
-      amount: t.amount,
-      contactId: t.c,
-      accountId: t.code ? (idByCode.get(t.code) ?? null) : null,
-      reference: t.ref,
-      bankAccountId: t.acc,
-      transfer: t.tr,
-    })),
+    bankTxns: txns.map((t) => ({ ...bankTxnOf(t, idByCode), bankAccountId: t.acc, transfer: t.tr })),
     purchaseOrders: await loadPurchaseOrders(db, org.id),
     bankAccounts: balances.map((b) => ({
       id: b.id,

@@ -4,8 +4,8 @@
  * (cashline-server forecast ...), with their stored adjustments read back
  * to well-formed fields.
  */
-import { and, eq } from 'drizzle-orm';
-import type { Db } from '../db.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { type Db, pgTimestamp, rows } from '../db.js';
 import * as s from '../schema.js';
 import type { Scenario, ScenarioAdjustments, ScenarioKind } from '../../domain/forecast/types.js';
 import { DEFAULT_SCENARIO_ADJUSTMENTS } from '../../domain/forecast/project.js';
@@ -28,11 +28,38 @@ export async function ensureScenarios(db: Db, orgId: string, now: Date): Promise
       .values(missing.map((b) => ({ orgId, id: b.kind.toLowerCase(), name: b.name, kind: b.kind, adjustments: DEFAULT_SCENARIO_ADJUSTMENTS[b.kind], createdAt: now })))
       .onConflictDoNothing();
   }
+  return listScenarios(db, orgId);
+}
+
+const KIND_ORDER: Record<string, number> = { BASE: 0, BEST: 1, WORST: 2, CUSTOM: 3 };
+
+/** Every scenario of the organisation, built-in first (read-only: before the first recompute, the built-in ones as they will be created). */
+export async function listScenarios(db: Db, orgId: string): Promise<Scenario[]> {
   const all = await db.select().from(s.forecastScenarios).where(eq(s.forecastScenarios.orgId, orgId));
-  const order: Record<string, number> = { BASE: 0, BEST: 1, WORST: 2, CUSTOM: 3 };
-  return all
-    .sort((a, b) => (order[a.kind] ?? 9) - (order[b.kind] ?? 9) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((r) => ({ id: r.id, name: r.name, kind: r.kind as ScenarioKind, adjustments: parseAdjustments(r.adjustments) }));
+  const stored = all.map((r) => ({ id: r.id, name: r.name, kind: r.kind as ScenarioKind, adjustments: parseAdjustments(r.adjustments) }));
+  const kinds = new Set(stored.map((x) => x.kind));
+  const planned = BUILT_IN.filter((b) => !kinds.has(b.kind)).map((b) => ({ id: b.kind.toLowerCase(), name: b.name, kind: b.kind as ScenarioKind, adjustments: DEFAULT_SCENARIO_ADJUSTMENTS[b.kind] }));
+  return [...stored, ...planned].sort((a, b) => (KIND_ORDER[a.kind] ?? 9) - (KIND_ORDER[b.kind] ?? 9) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The latest snapshot's headline of each scenario that has one: when, ending and lowest cash, the shortfall probability (engine version 3 on). */
+export async function latestHeadlines(
+  db: Db,
+  orgId: string,
+): Promise<Map<string, { computedAt: Date; asOfDate: string; endingCash: string; minClosingCash: string; shortfallProbability: number | null }>> {
+  const list = await rows<{ scenario_id: string; computed_at: unknown; as_of_date: string; ending: string; lowest: string; shortfall: string | null }>(
+    db,
+    sql`select distinct on (scenario_id) scenario_id, computed_at, as_of_date::text as as_of_date, payload->>'endingCash' as ending,
+               payload->>'minClosingCash' as lowest, payload->'shortfall'->>'probability' as shortfall
+        from forecast_snapshots where org_id = ${orgId}
+        order by scenario_id, computed_at desc, id desc`,
+  );
+  return new Map(
+    list.map((r) => [
+      r.scenario_id,
+      { computedAt: pgTimestamp(r.computed_at)!, asOfDate: r.as_of_date, endingCash: r.ending, minClosingCash: r.lowest, shortfallProbability: r.shortfall === null ? null : Number(r.shortfall) },
+    ]),
+  );
 }
 
 /** Reads a scenario's stored adjustments, keeping only well-formed fields (docs/forecast.md#scenarios). */

@@ -1,0 +1,131 @@
+/**
+ * The bands and the shortfall probability of one scenario's forecast
+ * (docs/forecast.md#bands): the simulated futures (simulate.ts) read at their
+ * 10th, 50th and 90th percentiles per week, calibrated on the organisation's
+ * replayed history when it has enough (calibrate.ts), and the probability that
+ * closing cash falls below the threshold, per week and in any week.
+ *
+ * Bands are statistical estimates: computed in floating point and stated in
+ * whole cents, never added into the exact point figures.
+ */
+import { canonical } from '../money.js';
+import { calibratedBand, calibratedCdf, FIGURES, quantileOf, scaleFor, usable, type CalibrationState, type Figure, type Quantiles, type Scale } from './calibrate.js';
+import type { Simulation } from './simulate.js';
+import { lowerBound } from './sorted.js';
+import type { Band, CalibrationSummary, Shortfall, WeekBands } from './types.js';
+
+export interface ForecastBands {
+  weeks: { bands: WeekBands; shortfallProbability: number }[];
+  shortfall: Shortfall;
+}
+
+/** A float amount in whole cents, as a canonical decimal string. */
+export function centsText(x: number): string {
+  const c = Math.round(x * 100);
+  return canonical(c === 0 ? '0' : (c / 100).toFixed(2));
+}
+
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+/** The sorted samples of week k of one figure. */
+function sortedWeek(a: Float64Array, n: number, k: number): Float64Array {
+  return a.slice(k * n, (k + 1) * n).sort();
+}
+
+function simulatedQuantiles(sorted: Float64Array): Quantiles {
+  const list = sorted as unknown as number[];
+  return { p10: quantileOf(list, 0.1), p50: quantileOf(list, 0.5), p90: quantileOf(list, 0.9) };
+}
+
+/** The share of a forecast's mean weekly flow (inflow and outflow medians) below which no band side is scored as narrower. */
+const FLOOR_SHARE = 0.05;
+
+/** Raw (uncalibrated) quantiles of each week and figure: what the calibration scores (backtest) and calibrates. */
+export function simulatedBands(sim: Simulation): Record<Figure, Quantiles>[] {
+  const weeks = Array.from({ length: sim.inflow.length / sim.n }, (_, k) => {
+    const out = {} as Record<Figure, Quantiles>;
+    for (const f of FIGURES) out[f] = simulatedQuantiles(sortedWeek(sim[f], sim.n, k));
+    return out;
+  });
+  const flow = weeks.reduce((a, w) => a + Math.abs(w.inflow.p50) + Math.abs(w.outflow.p50), 0) / Math.max(1, 2 * weeks.length);
+  for (const w of weeks) for (const f of FIGURES) w[f].floor = FLOOR_SHARE * flow;
+  return weeks;
+}
+
+/**
+ * The bands of every week and the shortfall below `threshold`. With a
+ * calibration, each week's marginal distribution is the calibrated one; the
+ * futures keep their order within a week (a future's rank), so "any week"
+ * counts the futures whose rank falls below the calibrated probability in
+ * some week.
+ */
+export function forecastBands(sim: Simulation, calibration: CalibrationState | null, threshold: number): ForecastBands {
+  const { n } = sim;
+  const raw = simulatedBands(sim);
+  const short = new Uint8Array(n);
+  const first = new Int16Array(n).fill(-1);
+  const weeks = raw.map((rawWeek, k) => {
+    const scales = Object.fromEntries(FIGURES.map((f) => [f, calibration ? scaleFor(calibration.horizons, k, f) : null])) as Record<Figure, Scale | null>;
+    const calibrated = FIGURES.every((f) => scales[f] !== null);
+    const band = {} as Record<Figure, Band>;
+    for (const f of FIGURES) {
+      const q = calibrated ? calibratedBand(rawWeek[f], scales[f]!) : rawWeek[f];
+      const floor = f === 'closing' ? -Infinity : 0;
+      band[f] = { p10: centsText(Math.max(floor, q.p10)), p50: centsText(Math.max(floor, q.p50)), p90: centsText(Math.max(floor, q.p90)) };
+    }
+    const pShort = calibrated ? calibratedCdf(rawWeek.closing, scales.closing!, threshold) : shareBelow(sortedWeek(sim.closing, n, k), threshold);
+    markShortFutures(sim, k, pShort, short, first);
+    return { bands: { ...band, calibrated }, shortfallProbability: round4(pShort) };
+  });
+  return { weeks, shortfall: shortfallOf(short, first, threshold) };
+}
+
+/** The probability that closing cash in week k is below x: calibrated with a scale, else the simulation's share. */
+export function probabilityBelow(sim: Simulation, k: number, raw: Quantiles, scale: Scale | null, x: number): number {
+  return scale ? calibratedCdf(raw, scale, x) : shareBelow(sortedWeek(sim.closing, sim.n, k), x);
+}
+
+/** The share of sorted samples strictly below x. */
+function shareBelow(sorted: Float64Array, x: number): number {
+  return lowerBound(sorted, x) / sorted.length;
+}
+
+/** Marks the futures short in week k: the lowest pShort share of them by closing cash. */
+function markShortFutures(sim: Simulation, k: number, pShort: number, short: Uint8Array, first: Int16Array): void {
+  const { n } = sim;
+  const m = Math.round(pShort * n);
+  if (m <= 0) return;
+  const order = Array.from({ length: n }, (_, s) => s).sort((a, b) => sim.closing[k * n + a]! - sim.closing[k * n + b]! || a - b);
+  for (let i = 0; i < m; i++) {
+    const s = order[i]!;
+    if (!short[s]) {
+      short[s] = 1;
+      first[s] = k;
+    }
+  }
+}
+
+function shortfallOf(short: Uint8Array, first: Int16Array, threshold: number): Shortfall {
+  let count = 0;
+  const starts = new Map<number, number>();
+  for (let s = 0; s < short.length; s++) {
+    if (!short[s]) continue;
+    count++;
+    starts.set(first[s]!, (starts.get(first[s]!) ?? 0) + 1);
+  }
+  let firstLikely: number | null = null;
+  let best = 0;
+  for (const [k, c] of [...starts].sort((a, b) => a[0] - b[0])) {
+    if (c > best) {
+      best = c;
+      firstLikely = k;
+    }
+  }
+  return { threshold: centsText(threshold), probability: round4(count / short.length), firstLikelyWeekIndex: firstLikely };
+}
+
+/** The calibration as the API states it; null when no horizon week could be calibrated. */
+export function calibrationSummary(c: CalibrationState | null): CalibrationSummary | null {
+  if (!c || !c.horizons.some((h) => FIGURES.every((f) => usable(h[f])))) return null;
+  return { method: c.method, cutoffs: c.cutoffs, coverage80: c.coverage80 === null ? null : round4(c.coverage80), asOf: c.asOf };
+}

@@ -1,0 +1,295 @@
+/**
+ * Calibrating the simulated bands on the organisation's own history
+ * (docs/forecast.md#calibration). The simulation (simulate.ts) draws items
+ * independently, so its bands are too narrow when one cause moves many
+ * customers at once and too wide when its models are cautious. Replaying past
+ * cut-offs (the backtest) tells by how much, per horizon week and per figure
+ * (inflow, outflow, closing):
+ *
+ * - each past (cut-off, week) gives a score r: where the actual fell, in units
+ *   of the simulated band (r = -1 at the simulated P10, 0 at its P50, +1 at
+ *   its P90; linear in between and beyond);
+ * - today's band at level q is the simulated band read at the q-quantile of
+ *   those scores (conformal prediction: the scores' spread becomes the band's);
+ * - the level itself adapts (adaptive conformal inference, Gibbs and Candès
+ *   2021): after each past cut-off whose band missed, the 80% band's miss rate
+ *   alpha is lowered, after each hit raised, by a step GAMMA, so the band
+ *   tracks a business whose behaviour drifts.
+ *
+ * Only what was known at a cut-off is used at that cut-off: a score joins the
+ * calibration on the day its week has happened (`OnlineCalibrator`), so the
+ * replay's measured coverage is honest.
+ */
+
+import { lowerBound, upperBound } from './sorted.js';
+
+export const FIGURES = ['inflow', 'outflow', 'closing'] as const;
+export type Figure = (typeof FIGURES)[number];
+
+/** The target miss rate of the 80% band (10% below P10, 10% above P90). */
+export const TARGET_ALPHA = 0.2;
+/** ACI's step: how far one hit or miss moves the band's level. */
+export const GAMMA = 0.02;
+/** Scores a horizon week needs before its bands are calibrated (under: the simulated bands, marked uncalibrated). */
+export const MIN_SCORES = 8;
+/** Scores kept per horizon week and figure: the latest (a business changes; what it did two years ago says less). */
+export const SCORE_WINDOW = 52;
+/** The method's name, as the API states it. */
+export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
+
+export interface Quantiles {
+  p10: number;
+  p50: number;
+  p90: number;
+  /**
+   * The least width a side of the band counts as when scoring (money): a
+   * share of the forecast's weekly flows, so that a band the simulation is
+   * sure of (a week with nothing expected) does not turn a small surprise
+   * into an enormous score.
+   */
+  floor?: number;
+}
+
+/** One horizon week's calibration of one figure: the scores seen (sorted) and the adapted miss rate. */
+export interface Scale {
+  scores: number[];
+  alpha: number;
+}
+
+/** What the nightly calibration stores (per organisation): a scale per horizon week (1-13) and figure. */
+export interface CalibrationState {
+  method: string;
+  /** The day it was computed (the organisation's today). */
+  asOf: string;
+  /** Past cut-offs replayed. */
+  cutoffs: number;
+  /** The share of replayed (cut-off, week, figure) cells whose calibrated 80% band, as it stood then, held the actual. */
+  coverage80: number | null;
+  /** Cells behind coverage80. */
+  cells: number;
+  horizons: Record<Figure, Scale>[];
+}
+
+/** The width a band side counts as: at least its floor, and a cent. */
+function sideWidth(w: number, q: Quantiles): number {
+  return Math.max(w, q.floor ?? 0, 0.01);
+}
+
+/** Where `y` falls in units of the simulated band. */
+export function scoreOf(q: Quantiles, y: number): number {
+  return y < q.p50 ? (y - q.p50) / sideWidth(q.p50 - q.p10, q) : (y - q.p50) / sideWidth(q.p90 - q.p50, q);
+}
+
+/** The value at score r of a simulated band (the inverse of scoreOf). */
+export function valueAt(q: Quantiles, r: number): number {
+  return r < 0 ? q.p50 + r * sideWidth(q.p50 - q.p10, q) : q.p50 + r * sideWidth(q.p90 - q.p50, q);
+}
+
+/** The q-quantile of sorted values, linearly interpolated. */
+export function quantileOf(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  const x = q * (sorted.length - 1);
+  const i = Math.floor(x);
+  const f = x - i;
+  return i + 1 < sorted.length ? sorted[i]! * (1 - f) + sorted[i + 1]! * f : sorted[sorted.length - 1]!;
+}
+
+/** The share of sorted values below x, linearly interpolated between them (the inverse of quantileOf). */
+export function cdfOf(sorted: readonly number[], x: number): number {
+  const n = sorted.length;
+  if (n === 0) return NaN;
+  if (x <= sorted[0]!) return 0;
+  if (x >= sorted[n - 1]!) return 1;
+  // Inside the scores: the last at or below x and the next one.
+  const lo = upperBound(sorted, x) - 1;
+  const a = sorted[lo]!;
+  const b = sorted[lo + 1]!;
+  return (lo + (b > a ? (x - a) / (b - a) : 0)) / (n - 1);
+}
+
+/**
+ * The level of the scores the band's quantile q is read at: ACI's miss rate
+ * alpha moves the tails (0.1 -> alpha/2, 0.9 -> 1 - alpha/2) and keeps the
+ * median; linear in between, so the calibrated distribution stays monotone.
+ */
+export function warp(q: number, alpha: number): number {
+  const lo = TARGET_ALPHA / 2;
+  const a = Math.min(Math.max(alpha, 0.001), 0.999) / 2;
+  if (q <= lo) return (q / lo) * a;
+  if (q <= 0.5) return a + ((q - lo) / (0.5 - lo)) * (0.5 - a);
+  if (q <= 1 - lo) return 0.5 + ((q - 0.5) / (0.5 - lo)) * (0.5 - a);
+  return 1 - a + ((q - (1 - lo)) / lo) * a;
+}
+
+/** The inverse of warp. */
+export function unwarp(level: number, alpha: number): number {
+  const lo = TARGET_ALPHA / 2;
+  const a = Math.min(Math.max(alpha, 0.001), 0.999) / 2;
+  if (level <= a) return (level / a) * lo;
+  if (level <= 0.5) return lo + ((level - a) / (0.5 - a)) * (0.5 - lo);
+  if (level <= 1 - a) return 0.5 + ((level - 0.5) / (0.5 - a)) * (0.5 - lo);
+  return 1 - lo + ((level - (1 - a)) / a) * lo;
+}
+
+/** Whether a scale has enough scores to calibrate. */
+export const usable = (s: Scale | undefined): s is Scale => s !== undefined && s.scores.length >= MIN_SCORES;
+
+/**
+ * The scale that calibrates horizon week h: its own once it has MIN_SCORES,
+ * else the nearest shorter horizon's that has (a later week's outcomes take
+ * longer to arrive); null when none has.
+ */
+export function scaleFor(horizons: readonly Record<Figure, Scale>[], h: number, figure: Figure): Scale | null {
+  for (let j = Math.min(h, horizons.length - 1); j >= 0; j--) {
+    const s = horizons[j]![figure];
+    if (usable(s)) return s;
+  }
+  return null;
+}
+
+/**
+ * The simulation's own word, as PRIOR_SCORES pseudo-scores: where actuals
+ * would fall if the simulated band were right (evenly spread quantiles of a
+ * normal scaled so its 10th and 90th percentiles are -1 and +1). They join the
+ * real scores, so that a few early (and, week after week, correlated)
+ * surprises move the band part of the way, not all of it.
+ */
+const PRIOR_SCORES = MIN_SCORES;
+const Z90 = 1.2815515655446004;
+const PRIOR: number[] = Array.from({ length: PRIOR_SCORES }, (_, i) => normalQuantile((i + 0.5) / PRIOR_SCORES) / Z90);
+
+/** The standard normal quantile (Acklam's rational approximation, relative error under 1.2e-9). */
+export function normalQuantile(p: number): number {
+  const a = [-39.6968302866538, 220.946098424521, -275.928510446969, 138.357751867269, -30.6647980661472, 2.50662827745924];
+  const b = [-54.4760987982241, 161.585836858041, -155.698979859887, 66.8013118877197, -13.2806815528857];
+  const c = [-0.00778489400243029, -0.322396458041136, -2.40075827716184, -2.54973253934373, 4.37466414146497, 2.93816398269878];
+  const d = [0.00778469570904146, 0.32246712907004, 2.445134137143, 3.75440866190742];
+  const lo = 0.02425;
+  if (p < lo) {
+    const q = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+  }
+  if (p > 1 - lo) return -normalQuantile(1 - p);
+  const q = p - 0.5;
+  const r = q * q;
+  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+}
+
+/** The real scores with the prior's pseudo-scores, sorted. */
+function withPrior(scores: readonly number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < scores.length || j < PRIOR.length) {
+    if (j >= PRIOR.length || (i < scores.length && scores[i]! <= PRIOR[j]!)) out.push(scores[i++]!);
+    else out.push(PRIOR[j++]!);
+  }
+  return out;
+}
+
+/** The calibrated probability that the figure is below x. */
+export function calibratedCdf(sim: Quantiles, scale: Scale, x: number): number {
+  return unwarp(cdfOf(withPrior(scale.scores), scoreOf(sim, x)), scale.alpha);
+}
+
+/** The calibrated 80% band of a simulated one. */
+export function calibratedBand(sim: Quantiles, scale: Scale): Quantiles {
+  const scores = withPrior(scale.scores);
+  const at = (q: number) => valueAt(sim, quantileOf(scores, warp(q, scale.alpha)));
+  return { p10: at(0.1), p50: at(0.5), p90: at(0.9), ...(sim.floor !== undefined ? { floor: sim.floor } : {}) };
+}
+
+interface Pending {
+  day: number;
+  horizon: number;
+  figure: Figure;
+  sim: Quantiles;
+  y: number;
+}
+
+/**
+ * The calibration as it stood on each day of a replay: `observe` a past
+ * cut-off's simulated band and the actual (known from `day` on); `advance` to
+ * a later cut-off lets in everything known by then, scoring each band as it
+ * was calibrated when it was made and stepping alpha.
+ */
+export class OnlineCalibrator {
+  private readonly pending: Pending[] = [];
+  /** The scores of each horizon and figure in the order they arrived (the window's queue). */
+  private readonly arrivals: Partial<Record<Figure, number[]>>[];
+  readonly horizons: Record<Figure, Scale>[];
+  private hits = 0;
+  private cells = 0;
+  private cutoffs = 0;
+
+  constructor(weeks: number) {
+    this.arrivals = Array.from({ length: weeks }, () => ({}));
+    this.horizons = Array.from({ length: weeks }, () => ({
+      inflow: { scores: [], alpha: TARGET_ALPHA },
+      outflow: { scores: [], alpha: TARGET_ALPHA },
+      closing: { scores: [], alpha: TARGET_ALPHA },
+    }));
+  }
+
+  /** The calibrated band of horizon week h (0-based) for a figure, as things stand; null when not calibrated yet. */
+  band(h: number, figure: Figure, sim: Quantiles): Quantiles | null {
+    const s = scaleFor(this.horizons, h, figure);
+    return s ? calibratedBand(sim, s) : null;
+  }
+
+  /** A past cut-off's simulated band of week h and what actually happened, known from `day` on. */
+  observe(day: number, h: number, figure: Figure, sim: Quantiles, y: number): void {
+    this.pending.push({ day, horizon: h, figure, sim, y });
+  }
+
+  /** A replayed cut-off was forecast. */
+  countCutoff(): void {
+    this.cutoffs++;
+  }
+
+  /** Lets in every observation known by `day` (all of them without one), oldest first. */
+  advance(day = Infinity): void {
+    this.pending.sort((a, b) => a.day - b.day || a.horizon - b.horizon);
+    let i = 0;
+    for (; i < this.pending.length && this.pending[i]!.day <= day; i++) {
+      const o = this.pending[i]!;
+      const scale = this.horizons[o.horizon]![o.figure];
+      const using = scaleFor(this.horizons, o.horizon, o.figure);
+      if (using) {
+        const b = calibratedBand(o.sim, using);
+        const hit = o.y >= b.p10 && o.y <= b.p90;
+        this.cells++;
+        if (hit) this.hits++;
+        // ACI: alpha_{t+1} = alpha_t + gamma (target - err_t), on the horizon's own level.
+        scale.alpha = Math.min(0.95, Math.max(0.01, scale.alpha + GAMMA * (TARGET_ALPHA - (hit ? 0 : 1))));
+      }
+      const order = (this.arrivals[o.horizon]![o.figure] ??= []);
+      const score = scoreOf(o.sim, o.y);
+      order.push(score);
+      insertSorted(scale.scores, score);
+      // Only the latest SCORE_WINDOW count: the oldest leaves as a new one arrives.
+      if (order.length > SCORE_WINDOW) removeSorted(scale.scores, order.shift()!);
+    }
+    this.pending.splice(0, i);
+  }
+
+  state(asOf: string): CalibrationState {
+    return {
+      method: CALIBRATION_METHOD,
+      asOf,
+      cutoffs: this.cutoffs,
+      coverage80: this.cells ? this.hits / this.cells : null,
+      cells: this.cells,
+      horizons: this.horizons,
+    };
+  }
+}
+
+function insertSorted(list: number[], x: number): void {
+  list.splice(upperBound(list, x), 0, x);
+}
+
+function removeSorted(list: number[], x: number): void {
+  const i = lowerBound(list, x);
+  if (list[i] === x) list.splice(i, 1);
+}

@@ -1,0 +1,97 @@
+/**
+ * Notes about the forecast's uncertainty (docs/forecast.md#bands), added once
+ * the bands are known (forecast/engine.ts withBands):
+ * - the shortfall (trend, this_quarter): "There is a 23% chance cash goes
+ *   below zero in the next 13 weeks, most likely first in the week of ...",
+ *   from 5%; warn from 20%. Joined to the low-point note when there is one
+ *   (one note per kind and window).
+ * - what drives the width of the band (ar, this_quarter): in the week that
+ *   matters (the likeliest first week of a shortfall, else the low point), the
+ *   source that adds the most to the uncertainty of closing cash, when it is
+ *   at least 40% of it and on the receipts side: "Most of the uncertainty
+ *   about cash in the week of ... is 3 open invoices of one customer, who
+ *   has paid 20 to 60 days after the due date". Like every note, it names no
+ *   contact.
+ */
+import type { AgentNote, ForecastPayload } from '../forecast/types.js';
+import type { PreparedForecast } from '../forecast/prepared.js';
+import type { Simulation } from '../forecast/simulate.js';
+import { customerDist } from '../forecast/project.js';
+import { DMIN, type DelayDist } from '../forecast/behaviour.js';
+import { insightId, rankNotes } from './engine.js';
+import { longDate, money, pct } from './format.js';
+
+/** A shortfall at least this likely gets a note; from WARN_SHORTFALL it is a warning. */
+const NOTE_SHORTFALL = 0.05;
+const WARN_SHORTFALL = 0.2;
+/** A source this large a share of a week's uncertainty is named as its driver. */
+const DRIVER_SHARE = 0.4;
+
+export function uncertaintyNotes(p: PreparedForecast, payload: ForecastPayload, sim: Simulation): AgentNote[] {
+  const notes = [...payload.notesForAgent];
+  const shortfall = shortfallText(payload);
+  if (shortfall) {
+    const severity = payload.shortfall!.probability >= WARN_SHORTFALL ? 'warn' : 'info';
+    const i = notes.findIndex((n) => n.kind === 'trend' && n.window === 'this_quarter');
+    if (i >= 0) notes[i] = { ...notes[i]!, text: `${notes[i]!.text} ${shortfall}`, severity: notes[i]!.severity === 'warn' ? 'warn' : severity };
+    else notes.push({ kind: 'trend', window: 'this_quarter', severity, text: shortfall, sourceInsightId: insightId('trend', 'this_quarter', payload.asOfDate) });
+  }
+  const driver = driverText(p, payload, sim);
+  if (driver && !notes.some((n) => n.kind === 'ar' && n.window === 'this_quarter')) {
+    notes.push({ kind: 'ar', window: 'this_quarter', severity: 'info', text: driver, sourceInsightId: insightId('ar', 'this_quarter', payload.asOfDate) });
+  }
+  return rankNotes(notes);
+}
+
+function shortfallText(payload: ForecastPayload): string | null {
+  const s = payload.shortfall;
+  if (!s || s.probability < NOTE_SHORTFALL) return null;
+  const below = s.threshold === '0' ? 'zero' : `the cash buffer of ${money(payload.currency, s.threshold)}`;
+  const week = s.firstLikelyWeekIndex !== null ? payload.weeks[s.firstLikelyWeekIndex] : undefined;
+  return `There is a ${pct(s.probability)} chance cash goes below ${below} in the next 13 weeks${week ? `, most likely first in the week of ${longDate(week.weekStart)}` : ''}.`;
+}
+
+/** The week whose uncertainty matters: the likeliest first week of a shortfall, else the low point. */
+function weekThatMatters(payload: ForecastPayload): number {
+  const first = payload.shortfall?.firstLikelyWeekIndex;
+  return first !== null && first !== undefined ? first : payload.minClosingCashWeekIndex;
+}
+
+function driverText(p: PreparedForecast, payload: ForecastPayload, sim: Simulation): string | null {
+  const k = weekThatMatters(payload);
+  const week = payload.weeks[k];
+  const variance = sim.variance[k];
+  if (!week || !variance) return null;
+  let total = 0;
+  let top: [string, number] | null = null;
+  for (const e of [...variance].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    total += e[1];
+    if (!top || e[1] > top[1]) top = e;
+  }
+  if (!top || !(total > 0) || top[1] / total < DRIVER_SHARE) return null;
+  const share = top[1] / total;
+  const lead = `${share >= 0.5 ? 'Most' : `About ${pct(share)}`} of the uncertainty about cash in the week of ${longDate(week.weekStart)}`;
+  const [kind, ...rest] = top[0].split(':');
+  const id = rest.join(':');
+  if (kind === 'customer') {
+    const open = p.openItems.filter((it) => it.ar && it.src.contactId === (id || null) && ['AUTHORISED', 'DRAFT', 'SUBMITTED'].includes(it.src.status)).length;
+    const [lo, hi] = delayRange(customerDist(p, id || null));
+    const habit = hi <= 0 ? 'who usually pays by the due date' : `who has paid between ${describeDelay(lo)} and ${describeDelay(hi)}`;
+    return `${lead} is ${open} open invoice${open === 1 ? '' : 's'} of one customer, ${habit}.`;
+  }
+  if (kind === 'series' && id === 'predicted:new-customers') return `${lead} is sales to new customers, which vary from week to week.`;
+  if (kind === 'series' && id.startsWith('predicted:')) return `${lead} is the next purchases of one repeat customer, predicted from its ordering habit.`;
+  return null;
+}
+
+/** The 10th and 90th percentiles (days after the due date) of a delay distribution, among payments that happen. */
+function delayRange(d: DelayDist): [number, number] {
+  const paid = 1 - d.never;
+  const at = (q: number) => {
+    for (let i = 0; i < d.cdf.length; i++) if (d.cdf[i]! >= q * paid) return i + DMIN;
+    return d.cdf.length - 1 + DMIN;
+  };
+  return [at(0.1), at(0.9)];
+}
+
+const describeDelay = (days: number) => (days < 0 ? `${-days} days before` : `${days} days after the due date`);

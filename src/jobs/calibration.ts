@@ -1,0 +1,41 @@
+/**
+ * Recalibrate an organisation's forecast bands (docs/forecast.md#calibration):
+ * replay its history (src/backtest/calibrate.ts) and store the result, which
+ * every later forecast recompute reads. The nightly worker runs it before the
+ * forecast; so does `cashline-server recompute`.
+ */
+import type { Db } from '../store/db.js';
+import { dateIn } from '../domain/calendar.js';
+import { orgMeta } from '../store/queries/organisation.js';
+import { loadRawLedger } from '../store/queries/raw-ledger.js';
+import { loadCalibration, saveCalibration } from '../store/queries/calibration.js';
+import { calibrateLedger } from '../backtest/calibrate.js';
+
+export interface RecalibrateResult {
+  orgId: string;
+  asOf: string;
+  cutoffs: number;
+  coverage80: number | null;
+  ms: number;
+}
+
+/**
+ * Recalibrates unless today's calibration is already stored (the demo's later
+ * starts: its books have not changed since, so the replay would give the same
+ * state); null when it was current.
+ */
+export async function recalibrateIfStale(db: Db, orgId: string, now: Date): Promise<RecalibrateResult | null> {
+  const org = await orgMeta(db, orgId);
+  if (org && (await loadCalibration(db, orgId))?.asOf === dateIn(org.timezone, now)) return null;
+  return recalibrate(db, orgId, now);
+}
+
+export async function recalibrate(db: Db, orgId: string, now: Date, onProgress?: (done: number, total: number) => void): Promise<RecalibrateResult> {
+  const t0 = performance.now();
+  const org = await orgMeta(db, orgId);
+  if (!org) throw new Error(`no organisation ${orgId}`);
+  const today = dateIn(org.timezone, now);
+  const state = calibrateLedger(await loadRawLedger(db, org), today, onProgress);
+  await saveCalibration(db, orgId, state, now);
+  return { orgId, asOf: today, cutoffs: state.cutoffs, coverage80: state.coverage80, ms: Math.round(performance.now() - t0) };
+}

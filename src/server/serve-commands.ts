@@ -1,0 +1,171 @@
+/** Subcommands of `cashline-server` that keep running: demo, serve and worker (the API and the background workers). */
+import type { Command } from 'commander';
+import { action, type CommandContext, type Io, KEEP_RUNNING, OperatorError } from './action.js';
+import { closeOnSignals, startServer } from '../api/server.js';
+import { createLogger } from '../log.js';
+import { RedisLimiter } from '../store/redis-usage.js';
+import { progressPrinter } from './progress.js';
+import { setupDemo } from './demo.js';
+import { startWorkerLoop } from '../jobs/worker.js';
+import { llmConfig } from '../config.js';
+import { ledgerEndpoint } from '../ledger/sync/sync.js';
+import { startDemoLedger } from './demo-ledger.js';
+import { startOpsSocket } from './ops-socket.js';
+
+/** Starts the API on the context's store and keeps the process serving until SIGTERM/SIGINT. */
+export async function serveApi(ctx: CommandContext, opts: { host?: string; port?: number } = {}) {
+  const store = await ctx.store();
+  const logger = createLogger(ctx.config);
+  // Counters: Redis when REDIS_URL is set (shared by every instance), else the SQL store.
+  const limiter = ctx.config.REDIS_URL ? new RedisLimiter(ctx.config.REDIS_URL) : undefined;
+  const server = await startServer({
+    store,
+    config: ctx.config,
+    logger,
+    host: opts.host ?? ctx.config.HOST,
+    port: opts.port ?? ctx.config.PORT,
+    ...(limiter ? { limiter } : {}),
+  });
+  // On the embedded store, operations commands on this data folder run here (ops-socket.ts).
+  const program = ctx.io.program;
+  const opsSocket = program && store.kind === 'pglite' && ctx.config.CASHLINE_DATA_DIR !== 'memory://' ? await startOpsSocket(ctx.config.CASHLINE_DATA_DIR, store, program) : null;
+  closeOnSignals(
+    server,
+    async () => {
+      await opsSocket?.close();
+      await limiter?.close();
+      await store.close();
+    },
+    (msg) => logger.info(msg),
+  );
+  logger.info({ url: server.url, store: store.kind, counters: limiter ? 'redis' : 'sql', ...(opsSocket ? { opsSocket: opsSocket.path } : {}) }, 'listening');
+  return server;
+}
+
+function portArg(v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) > 65535) throw new OperatorError('--port must be a port number');
+  return Number(v);
+}
+
+export function serveCommands(program: Command, io: Io): void {
+  demoCommand(program, io);
+  serveCommand(program, io);
+}
+
+/** `demo`: the demo organisations (idempotent), their keys, then serve with the workers. */
+function demoCommand(program: Command, io: Io): void {
+  program
+    .command('demo')
+    .description('create the demo organisations (idempotent), print the base URL and three demo keys, then serve')
+    .option('--host <host>', 'listen address (default HOST or 127.0.0.1)')
+    .option('--port <port>', 'listen port (default PORT or 8787)', portArg)
+    .option('--ledger', "serve the demo's books from the shipped Xero-compatible server and sync them from it (instead of importing files); the workers keep syncing")
+    .action(
+      action(io, async (ctx, opts: { host?: string; port?: number; ledger?: boolean }) => {
+        const store = await ctx.store();
+        const ledger = opts.ledger ? await startDemoLedger(ctx, store.db, progressPrinter(io, 'demo ledger')) : null;
+        const demo = await setupDemo(store.db, ctx.config.clock.now(), progressPrinter(io, 'demo'), { llm: llmConfig(ctx.config) });
+        // The organisation the ledger sync created in this run is new too.
+        if (ledger?.created) for (const o of demo.orgs) if (o.id === ledger.synced.orgId) o.created = true;
+        const server = await serveApi(ctx, opts);
+        // The workers run in the demo process (nightly baselines and forecast, the daily brief,
+        // and with --ledger the sync), so the demo stays fresh while it serves.
+        await startWorkers(ctx, ledger?.config);
+        if (ledger) for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void ledger.close());
+        const banner = {
+          baseUrl: server.url,
+          store: store.kind,
+          orgId: demo.orgId,
+          orgs: demo.orgs,
+          partnerId: demo.partnerId,
+          keys: demo.keys,
+          ...(ledger ? { ledger: { xeroApiUrl: ledger.apiUrl, synced: ledger.synced } } : {}),
+        };
+        io.stdout(`${JSON.stringify(banner)}\n`);
+        io.stderr(
+          [
+            '',
+            `Cashline demo serving at ${server.url} (store: ${store.kind})`,
+            `  full scope with READ_SENSITIVE:     ${demo.keys.full}`,
+            `  full scope without READ_SENSITIVE:  ${demo.keys.noSensitive}`,
+            `  partner key (send X-Service-Org-Id): ${demo.keys.partner}`,
+            `  try: curl -s -H "Authorization: Bearer ${demo.keys.full}" ${server.url}/api/agent/status`,
+            `  API reference: ${server.url}/api/agent/docs`,
+            `  workers running in this process: nightly baselines and forecast, the daily brief${ledger ? ', ledger sync' : ''}`,
+            '',
+          ].join('\n'),
+        );
+        return KEEP_RUNNING;
+      }),
+    );
+}
+
+/** `serve`: the agent API, with the workers unless --no-workers. */
+function serveCommand(program: Command, io: Io): void {
+  program
+    .command('serve')
+    .description('serve the agent API')
+    .option('--no-workers', 'do not run the background workers in this process')
+    .option('--host <host>', 'listen address (default HOST or 127.0.0.1)')
+    .option('--port <port>', 'listen port (default PORT or 8787)', portArg)
+    .action(
+      action(io, async (ctx, opts: { host?: string; port?: number; workers?: boolean }) => {
+        const server = await serveApi(ctx, opts);
+        if (opts.workers !== false) await startWorkers(ctx);
+        io.stdout(`${JSON.stringify({ baseUrl: server.url })}\n`);
+        return KEEP_RUNNING;
+      }),
+    );
+}
+
+/** `worker`: the background workers without the API. */
+export function workerCommand(program: Command, io: Io): void {
+  program
+    .command('worker')
+    .description('run the background workers (ledger sync cadence, nightly baselines and forecast, the 06:00 UTC daily brief) without serving the API')
+    .action(
+      action(io, async (ctx) => {
+        await startWorkers(ctx);
+        io.stdout(`${JSON.stringify({ worker: 'running' })}\n`);
+        return KEEP_RUNNING;
+      }),
+    );
+}
+
+/**
+ * The background workers of this process (src/jobs/worker.ts): ledger sync on
+ * its cadence, the nightly baselines and forecast snapshot, the daily brief;
+ * stopped on SIGTERM/SIGINT. `ledger` overrides the XERO_* settings (demo --ledger).
+ */
+async function startWorkers(ctx: CommandContext, ledger?: import('../ledger/sync/sync.js').LedgerEndpoint): Promise<void> {
+  const store = await ctx.store();
+  const logger = createLogger(ctx.config);
+  let endpoint = ledger ?? null;
+  if (!endpoint) {
+    try {
+      endpoint = ledgerEndpoint(ctx.config);
+    } catch {
+      logger.info('ledger sync not configured (XERO_CLIENT_ID/XERO_CLIENT_SECRET unset): the workers do not sync');
+    }
+  }
+  const loop = startWorkerLoop(
+    {
+      db: store.db,
+      clock: ctx.config.clock,
+      ledger: endpoint,
+      llm: llmConfig(ctx.config),
+      ...(store.pool ? { pool: store.pool } : {}),
+      syncEveryMs: ctx.config.CASHLINE_SYNC_INTERVAL_MINUTES * 60_000,
+      log: (level, msg, extra) => logger[level](extra ?? {}, msg),
+    },
+    {
+      intervalMs: ctx.config.CASHLINE_WORKER_TICK_SECONDS * 1000,
+      onTick: (r) => {
+        if (r.syncs.length || r.baselines.ran.length || r.forecasts.length || r.briefs.length || r.errors.length) {
+          logger.info({ syncs: r.syncs, baselines: r.baselines.ran.map((x) => x.orgId), forecasts: r.forecasts, briefs: r.briefs, errors: r.errors }, 'worker tick');
+        }
+      },
+    },
+  );
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void loop.stop());
+}

@@ -1,0 +1,271 @@
+/**
+ * The forecast's bands and shortfall probability (issue 17;
+ * docs/forecast.md#bands and #calibration), pure: the simulation agrees with
+ * the point forecast it is drawn from, the bands are ordered and stated in
+ * cents, the shortfall probability means what it says, and the calibration
+ * brings a band that is too narrow or too wide to its stated coverage.
+ */
+import { describe, expect, it } from 'vitest';
+import { D, dec, isCanonical } from '../src/domain/money.js';
+import { addDays } from '../src/domain/calendar.js';
+import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
+import { projectForecast } from '../src/domain/forecast/project.js';
+import { poissonSampler, rng, simulateForecast } from '../src/domain/forecast/simulate.js';
+import { calibrationSummary, forecastBands, simulatedBands } from '../src/domain/forecast/bands.js';
+import { OnlineCalibrator, normalQuantile, scoreOf, valueAt, type CalibrationState } from '../src/domain/forecast/calibrate.js';
+import { levelSpread } from '../src/domain/forecast/seasonality.js';
+import { calibrationEvery } from '../src/backtest/calibrate.js';
+import { toDay } from '../src/domain/forecast/days.js';
+import type { Scenario } from '../src/domain/forecast/types.js';
+import { AS_OF, doc, input, paidHistory } from './helpers/forecast-input.js';
+
+const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
+const NOW = new Date('2026-11-25T08:00:00Z');
+
+/** A business with customers of known habits, open invoices, open bills and a monthly rent. */
+function business(cash = '10000') {
+  const items = [
+    ...paidHistory('prompt', 12, 0),
+    ...paidHistory('late', 12, 20),
+    ...Array.from({ length: 6 }, (_, i) => doc({ contactId: i % 2 ? 'prompt' : 'late', issueDate: addDays(AS_OF, -5 * i - 3), total: String(1000 + 250 * i) })),
+    doc({ kind: 'AP', contactId: 'supplier', issueDate: addDays(AS_OF, -10), total: '4000' }),
+  ];
+  return input({ items, bankAccounts: [{ id: 'bank-1', name: 'Cheque', currency: 'AUD', reconciledBalance: cash, statementBalance: null, unreconciledNet: '0' }] });
+}
+
+describe('the simulation', () => {
+  it('draws the same money the point forecast expects: each week\'s mean inflow is the point inflow (open invoices, by their customers\' delays)', () => {
+    const p = prepareForecast(business());
+    const point = projectForecast(p, BASE, NOW);
+    const sim = simulateForecast(p, BASE, 4000);
+    const totalIn = point.weeks.reduce((a, w) => a + Number(w.inflow), 0);
+    point.weeks.forEach((w, k) => {
+      let mean = 0;
+      for (let s = 0; s < sim.n; s++) mean += sim.inflow[k * sim.n + s]!;
+      mean /= sim.n;
+      // Within 3% of the horizon's inflow: sampling noise of 4,000 futures, nothing systematic.
+      expect(Math.abs(mean - Number(w.inflow)), `week ${k + 1}`).toBeLessThan(0.03 * totalIn);
+    });
+  });
+
+  it('each future\'s closing cash is its opening plus its inflows less its outflows, week after week', () => {
+    const sim = simulateForecast(prepareForecast(business()), BASE);
+    for (let s = 0; s < sim.n; s += 37) {
+      let c = sim.opening;
+      for (let k = 0; k < 13; k++) {
+        c += sim.inflow[k * sim.n + s]! - sim.outflow[k * sim.n + s]!;
+        expect(sim.closing[k * sim.n + s]).toBeCloseTo(c, 6);
+      }
+    }
+  });
+
+  it('is reproducible: the same organisation, day and scenario draw the same futures; another scenario draws others', () => {
+    const p = prepareForecast(business());
+    expect(simulateForecast(p, BASE).closing).toEqual(simulateForecast(p, BASE).closing);
+    expect(simulateForecast(p, { ...BASE, id: 'other' }).closing).not.toEqual(simulateForecast(p, BASE).closing);
+  });
+
+  it('Poisson counts have the mean and variance they should (inversion below 30, the normal approximation above)', () => {
+    const u = rng(7);
+    for (const mean of [0.2, 3, 45]) {
+      const draw = poissonSampler(mean);
+      const xs = Array.from({ length: 20_000 }, () => draw(u));
+      const m = xs.reduce((a, x) => a + x, 0) / xs.length;
+      const v = xs.reduce((a, x) => a + (x - m) ** 2, 0) / xs.length;
+      expect(Math.abs(m - mean) / mean, `mean ${mean}`).toBeLessThan(0.05);
+      expect(Math.abs(v - mean) / mean, `variance ${mean}`).toBeLessThan(0.08);
+    }
+  });
+
+  it("a business's level spread is the spread of its quarter-on-quarter change: 0 for steady sales, more for erratic ones", () => {
+    // Month indexes (year x 12 + month) of January 2024 to December 2025; today is in January 2026.
+    const jan2024 = 2024 * 12;
+    const steady = new Map(Array.from({ length: 24 }, (_, m) => [jan2024 + m, 1000]));
+    const erratic = new Map(Array.from({ length: 24 }, (_, m) => [jan2024 + m, m % 3 === 0 ? 3000 : 500 + 100 * (m % 5)]));
+    const asOf = toDay('2026-01-15');
+    expect(levelSpread(steady, asOf)).toBe(0);
+    expect(levelSpread(erratic, asOf)).toBeGreaterThan(0.05);
+    expect(levelSpread(new Map([[jan2024, 100]]), asOf)).toBe(0);
+  });
+});
+
+describe('bands and the shortfall', () => {
+  it('every week has P10 <= P50 <= P90 of inflow, outflow and closing, in canonical cents; inflows and outflows are never negative', () => {
+    const [payload] = runForecast(business(), [BASE], NOW).payloads;
+    for (const w of payload!.weeks) {
+      for (const b of [w.bands!.inflow, w.bands!.outflow, w.bands!.closing]) {
+        for (const v of [b.p10, b.p50, b.p90]) {
+          expect(isCanonical(v)).toBe(true);
+          expect(dec(v).decimalPlaces()).toBeLessThanOrEqual(2);
+        }
+        expect(dec(b.p10).lte(b.p50) && dec(b.p50).lte(b.p90)).toBe(true);
+      }
+      expect(dec(w.bands!.inflow.p10).gte(0) && dec(w.bands!.outflow.p10).gte(0)).toBe(true);
+      expect(w.bands!.calibrated).toBe(false);
+    }
+    expect(payload!.calibration).toBeNull();
+  });
+
+  it('a rich business has no shortfall; one already below zero with nothing coming has one for certain, starting in week 1', () => {
+    const rich = runForecast(business('10000000'), [BASE], NOW).payloads[0]!;
+    expect(rich.shortfall).toEqual({ threshold: '0', probability: 0, firstLikelyWeekIndex: null });
+    expect(rich.weeks.every((w) => w.shortfallProbability === 0)).toBe(true);
+    const broke = runForecast(input({ bankAccounts: [{ id: 'b', name: 'b', currency: 'AUD', reconciledBalance: '-500', statementBalance: null, unreconciledNet: '0' }] }), [BASE], NOW)
+      .payloads[0]!;
+    expect(broke.shortfall).toEqual({ threshold: '0', probability: 1, firstLikelyWeekIndex: 0 });
+  });
+
+  it("the shortfall probability is the share of futures that go below the threshold: a buffer raises it; it is at least any week's own", () => {
+    const tight = business('3000');
+    const at0 = runForecast(tight, [BASE], NOW).payloads[0]!;
+    const atBuffer = runForecast(tight, [BASE], NOW, { calibration: null, threshold: '5000' }).payloads[0]!;
+    expect(atBuffer.shortfall!.threshold).toBe('5000');
+    expect(atBuffer.shortfall!.probability).toBeGreaterThan(at0.shortfall!.probability);
+    for (const p of [at0, atBuffer]) {
+      const worstWeek = Math.max(...p.weeks.map((w) => w.shortfallProbability!));
+      expect(p.shortfall!.probability).toBeGreaterThanOrEqual(worstWeek - 1e-9);
+    }
+    // Counted directly from the futures: closing below 5,000 in some week.
+    const sim = simulateForecast(prepareForecast(tight), BASE);
+    let short = 0;
+    for (let s = 0; s < sim.n; s++) if (Array.from({ length: 13 }, (_, k) => sim.closing[k * sim.n + s]!).some((c) => c < 5000)) short++;
+    expect(atBuffer.shortfall!.probability).toBeCloseTo(short / sim.n, 4);
+  });
+
+  it('the point forecast is unchanged by the bands: the same weeks, totals and notes with and without them', () => {
+    const books = business();
+    const point = projectForecast(prepareForecast(books), BASE, NOW);
+    const [withBands] = runForecast(books, [BASE], NOW).payloads;
+    const { bands: _b, shortfallProbability: _s, ...week0 } = withBands!.weeks[0]!;
+    expect(week0).toEqual(point.weeks[0]);
+    expect(withBands!.endingCash).toBe(point.endingCash);
+    expect(dec(withBands!.totalInflow).eq(new D(point.totalInflow))).toBe(true);
+  });
+});
+
+describe('calibration', () => {
+  /** Simulated bands of a standard normal, scored against actuals from a normal `spread` times as wide (and shifted by `bias`). */
+  function replay(spread: number, bias: number, n = 400) {
+    const u = rng(11);
+    const sim = { p10: -1.2816, p50: 0, p90: 1.2816 };
+    const cal = new OnlineCalibrator(1);
+    let raw = 0;
+    for (let t = 0; t < n; t++) {
+      const y = bias + spread * normalQuantile(Math.min(0.999999, Math.max(1e-6, u())));
+      if (y >= sim.p10 && y <= sim.p90) raw++;
+      cal.advance(t);
+      cal.countCutoff();
+      cal.observe(t + 1, 0, 'closing', sim, y);
+    }
+    cal.advance();
+    return { raw: raw / n, state: cal.state('2026-11-25') };
+  }
+
+  it('a band twice too narrow: raw coverage about 0.52, calibrated coverage near 0.80 (measured as it would have stood at each step)', () => {
+    const { raw, state } = replay(2, 0);
+    expect(raw).toBeLessThan(0.6);
+    expect(state.coverage80!).toBeGreaterThan(0.74);
+    expect(state.coverage80!).toBeLessThan(0.86);
+  });
+
+  it('a band twice too wide, and a biased one, come back near 0.80 too', () => {
+    for (const [spread, bias] of [
+      [0.5, 0],
+      [1, 1],
+    ] as const) {
+      const { raw, state } = replay(spread, bias);
+      expect(Math.abs(raw - 0.8)).toBeGreaterThan(0.1);
+      expect(Math.abs(state.coverage80! - 0.8), `spread ${spread} bias ${bias}`).toBeLessThan(0.06);
+    }
+  });
+
+  it('a calibrated forecast marks its bands calibrated and states the method, the cut-offs and the measured coverage', () => {
+    const { state } = replay(2, 0);
+    const scale = state.horizons[0]!.closing;
+    const calibration: CalibrationState = { ...state, horizons: Array.from({ length: 13 }, () => ({ inflow: scale, outflow: scale, closing: scale })) };
+    const books = business();
+    const [payload] = runForecast(books, [BASE], NOW, { calibration, threshold: '0' }).payloads;
+    expect(payload!.weeks.every((w) => w.bands!.calibrated)).toBe(true);
+    expect(payload!.calibration).toEqual(calibrationSummary(calibration));
+    expect(payload!.calibration).toMatchObject({ method: 'simulation+adaptive-conformal', cutoffs: 400, asOf: '2026-11-25' });
+    // Twice too narrow before: the calibrated closing band is wider than the simulated one.
+    const raw = simulatedBands(simulateForecast(prepareForecast(books), BASE));
+    const w = payload!.weeks[6]!.bands!.closing;
+    expect(Number(w.p90) - Number(w.p10)).toBeGreaterThan(1.5 * (raw[6]!.closing.p90 - raw[6]!.closing.p10));
+  });
+
+  it('scores are positions in band units: -1 at P10, 0 at P50, +1 at P90; valueAt is their inverse', () => {
+    const q = { p10: 80, p50: 100, p90: 160 };
+    expect(scoreOf(q, 80)).toBe(-1);
+    expect(scoreOf(q, 100)).toBe(0);
+    expect(scoreOf(q, 160)).toBe(1);
+    for (const y of [-50, 90, 130, 400]) expect(valueAt(q, scoreOf(q, y))).toBeCloseTo(y, 9);
+  });
+
+  it('no calibration is stated before any week has enough replayed outcomes', () => {
+    expect(calibrationSummary(null)).toBeNull();
+    expect(calibrationSummary(new OnlineCalibrator(13).state('2026-11-25'))).toBeNull();
+    // The bands without one are the simulation's own.
+    const b = forecastBands(simulateForecast(prepareForecast(business()), BASE), null, 0);
+    expect(b.weeks.every((w) => !w.bands.calibrated)).toBe(true);
+  });
+});
+
+describe('the new customers\' rate (issue 17: a burst of sign-ups is not projected at full strength for months)', () => {
+  it('a recent burst decays towards the longer-run rate: half the gap in a quarter; a steady business keeps its rate', () => {
+    const firstOrders = (n: number, fromDaysAgo: number, toDaysAgo: number) =>
+      Array.from({ length: n }, (_, i) => {
+        const ago = fromDaysAgo - Math.round(((fromDaysAgo - toDaysAgo) * i) / Math.max(1, n - 1));
+        return doc({ contactId: `new-${fromDaysAgo}-${i}`, issueDate: addDays(AS_OF, -ago), status: 'PAID', paidDate: addDays(AS_OF, -ago + 14), total: '1000' });
+      });
+    const rateAt = (items: ReturnType<typeof doc>[], u: number) => {
+      const dp = prepareForecast(input({ items })).daily.find((d) => d.id === 'predicted:new-customers')!;
+      return dp.values[u]!;
+    };
+    // 40 new customers in the last two months, 12 in the 22 months before.
+    const burst = [...firstOrders(40, 60, 5), ...firstOrders(12, 720, 200)];
+    const start = rateAt(burst, 1);
+    const quarter = rateAt(burst, 85); // the last day of the horizon
+    expect(quarter).toBeLessThan(0.75 * start);
+    // Steady: the same rate of new customers for two years.
+    const steady = firstOrders(104, 725, 5);
+    expect(rateAt(steady, 85) / rateAt(steady, 1)).toBeCloseTo(1, 1);
+  });
+});
+
+describe('notes about the uncertainty (issue 17)', () => {
+  it('a likely shortfall is stated in the notes, with the buffer it is measured against and its likeliest first week', () => {
+    const p = runForecast(business('3000'), [BASE], NOW, { calibration: null, threshold: '5000' }).payloads[0]!;
+    expect(p.shortfall!.probability).toBeGreaterThan(0.05);
+    const note = p.notesForAgent.find((n) => n.text.includes('chance cash goes below'))!;
+    expect(note).toMatchObject({ kind: 'trend', window: 'this_quarter' });
+    expect(note.text).toContain(`There is a ${Math.round(p.shortfall!.probability * 100)}% chance cash goes below the cash buffer of AUD 5,000 in the next 13 weeks`);
+    expect(note.severity).toBe(p.shortfall!.probability >= 0.2 ? 'warn' : 'info');
+    // One note per kind and window: the low-point note, if any, carries it.
+    expect(p.notesForAgent.filter((n) => n.kind === 'trend' && n.window === 'this_quarter')).toHaveLength(1);
+  });
+
+  it("what drives the band: one late-paying customer's large invoices dominate the week that matters, and the note says so without naming it", () => {
+    const items = [
+      ...paidHistory('big', 12, 35),
+      ...paidHistory('small', 12, 0),
+      doc({ contactId: 'big', issueDate: addDays(AS_OF, -20), total: '40000' }),
+      doc({ contactId: 'big', issueDate: addDays(AS_OF, -12), total: '30000' }),
+      doc({ contactId: 'small', issueDate: addDays(AS_OF, -3), total: '300' }),
+    ];
+    const p = runForecast(input({ items }), [BASE], NOW).payloads[0]!;
+    const driver = p.notesForAgent.find((n) => n.kind === 'ar' && n.window === 'this_quarter')!;
+    expect(driver.text).toMatch(/^(Most|About \d+%) of the uncertainty about cash in the week of \d+ \w+ 2026 is 2 open invoices of one customer, who has paid between/);
+    expect(driver.text).not.toContain('big');
+  });
+});
+
+describe('the calibration replay', () => {
+  it('replays weekly cut-offs for an ordinary ledger and fewer for a very large one (a nightly budget), never fewer than one every 4 weeks', () => {
+    expect(calibrationEvery(5_000)).toBe(7);
+    expect(calibrationEvery(48_000)).toBe(7);
+    expect(calibrationEvery(100_000)).toBe(21);
+    expect(calibrationEvery(400_000)).toBe(28);
+    expect(calibrationEvery(10_000_000)).toBe(28);
+  });
+});
