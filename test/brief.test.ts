@@ -252,7 +252,7 @@ describe.each(BACKENDS)('redaction is decided at read time, from the flags as th
 // The premium tier against a fake chat-completions server
 // ---------------------------------------------------------------------------
 
-type Mode = 'good' | 'not_json' | 'fenced' | 'long_headline' | 'unknown_ref' | 'slow' | 'http_500' | 'link';
+type Mode = 'good' | 'not_json' | 'fenced' | 'long_headline' | 'unknown_ref' | 'slow' | 'http_500' | 'link' | 'drop' | 'drop_once';
 
 function goodPayload(customer?: { key: string; displayName: string }) {
   return {
@@ -270,6 +270,12 @@ async function fakeLlm() {
     req.on('data', (c) => (text += c));
     req.on('end', () => {
       bodies.push(text);
+      // The connection dies before any answer (as a provider's idle keep-alive socket does when reused).
+      if (mode === 'drop' || mode === 'drop_once') {
+        if (mode === 'drop_once') mode = 'good';
+        req.socket.destroy();
+        return;
+      }
       const facts = JSON.parse(JSON.parse(text).messages[1].content.replace(/^Facts \(JSON\):\n/, ''));
       const debtor = facts.overdue[0] ? { key: facts.overdue[0].key, displayName: facts.overdue[0].name } : undefined;
       let content: string;
@@ -369,9 +375,10 @@ describe('premium tier (LLM) with fallback to rules', () => {
     ['unknown_ref', 'unknown_ref'],
     ['http_500', 'http'],
     ['slow', 'timeout'],
+    ['drop', 'network: fetch failed \\(.+\\)'],
   ])('a bad answer (%s) falls back to rules for that day, logged', async (mode, reason) => {
     llm.setMode(mode);
-    const k = ['not_json', 'long_headline', 'link', 'unknown_ref', 'http_500', 'slow'].indexOf(mode) + 1;
+    const k = ['not_json', 'long_headline', 'link', 'unknown_ref', 'http_500', 'slow', 'drop'].indexOf(mode) + 1;
     const r = await generateDailyBrief(store.db, premium, day(k), { llm: { baseUrl: llm.url, model: 'm', timeoutMs: 400 }, log });
     expect(r.tier).toBe('rules');
     expect(r.created).toBe(true);
@@ -386,9 +393,18 @@ describe('premium tier (LLM) with fallback to rules', () => {
     expect(r.errors).toEqual([]);
     expect(r.baselines.ran.map((x) => x.orgId).sort()).toEqual([premium, free].sort());
     expect(r.forecasts.sort()).toEqual([premium, free].sort());
-    expect(r.briefs.map((b) => [b.orgId, b.tier, b.created]).sort()).toEqual([[premium, 'llm', true], [free, 'rules', true]].sort());
+    expect(r.briefs.map((b) => [b.orgId, b.tier, b.created, b.fallback ?? null]).sort()).toEqual([[premium, 'llm', true, null], [free, 'rules', true, null]].sort());
     const again = await workerTick({ db: store.db, clock: fixedClock(new Date(at.getTime() + 60_000)), ledger: null, llm: null, syncEveryMs: 60_000 });
     expect([again.baselines.ran, again.forecasts, again.briefs]).toEqual([[], [], []]);
+  });
+
+  it('a connection dropped before any answer is tried once more on a fresh one: the llm tier still writes the day', async () => {
+    llm.setMode('drop_once');
+    const calls = llm.bodies.length;
+    const r = await generateDailyBrief(store.db, premium, day(11), { llm: { baseUrl: llm.url, model: 'm' }, log });
+    expect(r).toMatchObject({ tier: 'llm', created: true });
+    expect(r.fallback).toBeUndefined();
+    expect(llm.bodies.length).toBe(calls + 2);
   });
 
   it('a fenced JSON answer is accepted', async () => {

@@ -72,6 +72,28 @@ const SYSTEM = [
   'Amounts are in the currency given; quote them as given, never invent figures.',
 ].join('\n');
 
+/**
+ * A connection that fails before any answer (a pooled keep-alive socket the provider closed at the
+ * moment it was reused, a reset) is tried once more on a fresh one, within the same deadline: one
+ * transient drop should not cost a premium organisation its written brief for the day. A timeout
+ * or any HTTP answer, good or bad, is final.
+ */
+async function fetchOnceMore(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    if (init.signal?.aborted) throw err;
+    return fetch(url, init);
+  }
+}
+
+/** `fetch failed` says nothing; its cause (ECONNRESET, ECONNREFUSED, "other side closed") does. */
+function withCause(err: unknown): string {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  const cause = e.cause?.code ?? e.cause?.message;
+  return cause ? `${e.message} (${cause})` : e.message;
+}
+
 export async function llmBrief(facts: BriefFacts, cfg: LlmConfig, sensitiveNames: readonly string[] = []): Promise<DailyBriefPayload> {
   const timeoutMs = cfg.timeoutMs ?? 20_000;
   const maxBytes = cfg.maxBytes ?? 1024 * 1024;
@@ -81,7 +103,7 @@ export async function llmBrief(facts: BriefFacts, cfg: LlmConfig, sensitiveNames
   try {
     let res: Response;
     try {
-      res = await fetch(`${cfg.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
+      res = await fetchOnceMore(`${cfg.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
         method: 'POST',
         redirect: 'error',
         signal: ac.signal,
@@ -97,7 +119,7 @@ export async function llmBrief(facts: BriefFacts, cfg: LlmConfig, sensitiveNames
         }),
       });
     } catch (err) {
-      throw ac.signal.aborted ? new LlmBriefError('timeout', `no answer within ${timeoutMs} ms`) : new LlmBriefError('network', (err as Error).message);
+      throw ac.signal.aborted ? new LlmBriefError('timeout', `no answer within ${timeoutMs} ms`) : new LlmBriefError('network', withCause(err));
     }
     if (!res.ok) {
       await res.body?.cancel().catch(() => {});
