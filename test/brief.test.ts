@@ -21,6 +21,7 @@ import { writeXeroFiles } from '../src/demo/generate.js';
 import { importDirectory } from '../src/ledger/import.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { briefsDue, generateDailyBrief, loadBriefFacts } from '../src/jobs/brief.js';
+import { forModel } from '../src/jobs/brief-llm.js';
 import { redactBrief, hiddenMentions, type BriefMention } from '../src/domain/brief/redact.js';
 import { slugify } from '../src/domain/slug.js';
 import { workerTick } from '../src/jobs/worker.js';
@@ -145,6 +146,19 @@ describe('redactBrief (pure)', () => {
     expect(JSON.stringify(out)).not.toContain(long);
     expect(out.riskSignal.refs[0]).toEqual({ kind: 'customer', key: 'sensitive-contact', displayName: 'Sensitive contact' });
     expect(DailyBriefPayload.safeParse(out).success).toBe(true);
+  });
+});
+
+describe('forModel (pure): what the LLM tier is given', () => {
+  it("a note that names a sensitive contact reaches the model scrubbed, and without the note's contact field", () => {
+    const text = 'Most of the uncertainty about cash in the week of 7 December 2026 is 2 open invoices of Hidden Holdings, who has paid between 3 and 40 days after the due date.';
+    const facts = {
+      orgName: 'Org', currency: 'AUD', asOfDate: '2026-11-23', forecast: null, overdue: [], overdueTotal: '0', overdueCustomers: 0,
+      notes: [{ kind: 'ar' as const, window: 'this_quarter' as const, severity: 'info' as const, text, contact: { id: 'c-9', name: 'Hidden Holdings' } }],
+    };
+    const sent = forModel(facts, ['Hidden Holdings']);
+    expect(JSON.stringify(sent)).not.toContain('Hidden Holdings');
+    expect(sent.notes[0]).toEqual({ kind: 'ar', window: 'this_quarter', severity: 'info', text: text.replace('Hidden Holdings', 'a sensitive party') });
   });
 });
 

@@ -17,6 +17,7 @@ import { levelSpread } from '../src/domain/forecast/seasonality.js';
 import { calibrationEvery } from '../src/backtest/calibrate.js';
 import { toDay } from '../src/domain/forecast/days.js';
 import type { Scenario } from '../src/domain/forecast/types.js';
+import { redactNotes } from '../src/domain/sensitive.js';
 import { AS_OF, doc, input, paidHistory } from './helpers/forecast-input.js';
 
 const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
@@ -257,6 +258,30 @@ describe('notes about the uncertainty (issue 17)', () => {
     const driver = p.notesForAgent.find((n) => n.kind === 'ar' && n.window === 'this_quarter')!;
     expect(driver.text).toMatch(/^(Most|About \d+%) of the uncertainty about cash in the week of \d+ \w+ 2026 is 2 open invoices of one customer, who has paid between/);
     expect(driver.text).not.toContain('big');
+    expect(driver.contact).toBeUndefined();
+  });
+
+  it("what drives the band names the customer when the input has its name, and says which contact it names (for redaction at read)", () => {
+    const items = [
+      ...paidHistory('big', 12, 35),
+      ...paidHistory('small', 12, 0),
+      doc({ contactId: 'big', issueDate: addDays(AS_OF, -20), total: '40000' }),
+      doc({ contactId: 'big', issueDate: addDays(AS_OF, -12), total: '30000' }),
+      doc({ contactId: 'small', issueDate: addDays(AS_OF, -3), total: '300' }),
+    ];
+    const p = runForecast(input({ items, contactNames: { big: 'Acme Wholesale', small: 'Corner Cafe' } }), [BASE], NOW).payloads[0]!;
+    const driver = p.notesForAgent.find((n) => n.kind === 'ar' && n.window === 'this_quarter')!;
+    expect(driver.text).toMatch(/^(Most|About \d+%) of the uncertainty about cash in the week of \d+ \w+ 2026 is 2 open invoices of Acme Wholesale, who has paid between \d+ days after the due date and \d+ days after the due date\.$/);
+    expect(driver.contact).toEqual({ id: 'big', name: 'Acme Wholesale' });
+    // A read without READ_SENSITIVE, once 'big' is sensitive: the name is gone from the text and from contact, one item redacted.
+    const read = redactNotes(p.notesForAgent, new Set(['big']));
+    const hidden = read.notes.find((n) => n.kind === 'ar' && n.window === 'this_quarter')!;
+    expect(hidden.text).toContain('2 open invoices of Sensitive contact, who has paid');
+    expect(JSON.stringify(read.notes)).not.toContain('Acme');
+    expect(hidden.contact).toEqual({ id: 'big', name: 'Sensitive contact' });
+    expect(read.redacted).toBe(1);
+    // Another contact sensitive: nothing to rewrite.
+    expect(redactNotes(p.notesForAgent, new Set(['small']))).toEqual({ notes: p.notesForAgent, redacted: 0 });
   });
 });
 

@@ -374,6 +374,40 @@ describe.each(BACKENDS)('forecast endpoints over HTTP on %s', (kind) => {
     await api.ledger('f1', { tokenState: 'ok' });
   });
 
+  it("issue 17: a note that names a contact (the band's driver) has the name rewritten on forecast, cash position and daily summary for a key without READ_SENSITIVE once the contact is sensitive, counted in redactedItemCount", async () => {
+    const latest = (await getJson(ForecastResponse, '/api/agent/forecast', full)).body;
+    const [acme] = await rows<{ id: string; name: string }>(api.store.db, sql`select id, name from contacts where org_id = 'f1' and not is_sensitive order by id limit 1`);
+    const text = `Most of the uncertainty about cash in the week of 7 December 2026 is 2 open invoices of ${acme!.name}, who has paid between 3 days after the due date and 40 days after the due date.`;
+    const note = { kind: 'ar' as const, window: 'this_quarter' as const, severity: 'info' as const, text, contact: { id: acme!.id, name: acme!.name } };
+    const at = new Date(Date.parse(latest.computedAt) + 30_000);
+    const [{ payload: stored }] = (await rows<{ payload: Record<string, unknown> }>(
+      api.store.db,
+      sql`select payload from forecast_snapshots where org_id = 'f1' and scenario_id = 'base' order by computed_at desc limit 1`,
+    )) as [{ payload: Record<string, unknown> }];
+    await api.store.db.insert(s.forecastSnapshots).values({
+      orgId: 'f1', id: 'base:named-note', scenarioId: 'base', engineVersion: ENGINE_VERSION, asOfDate: latest.asOfDate, computedAt: at,
+      payload: { ...stored, computedAt: at.toISOString(), notesForAgent: [note] },
+    });
+    const reads = async (k: string) => ({
+      forecast: (await getJson(ForecastResponse, '/api/agent/forecast', k)).body,
+      position: (await getJson(CashPositionResponse, '/api/agent/cash-position', k)).body,
+      summary: (await getJson(DailySummaryResponse, '/api/agent/daily-summary', k)).body,
+    });
+    const before = await reads(gated);
+    for (const b of [before.forecast, before.position, before.summary]) expect(b.notesForAgent).toEqual([note]);
+    await api.store.db.update(s.contacts).set({ isSensitive: true }).where(and(eq(s.contacts.orgId, 'f1'), eq(s.contacts.id, acme!.id)));
+    const hidden = await reads(gated);
+    const shown = await reads(full);
+    for (const k of ['forecast', 'position', 'summary'] as const) {
+      expect(hidden[k].notesForAgent).toEqual([{ ...note, text: text.replace(acme!.name, 'Sensitive contact'), contact: { id: acme!.id, name: 'Sensitive contact' } }]);
+      expect(JSON.stringify(hidden[k])).not.toContain(acme!.name);
+      expect(hidden[k].redactedItemCount).toBe(before[k].redactedItemCount + 1);
+      expect(shown[k].notesForAgent).toEqual([note]);
+    }
+    await api.store.db.update(s.contacts).set({ isSensitive: false }).where(and(eq(s.contacts.orgId, 'f1'), eq(s.contacts.id, acme!.id)));
+    await recomputeForecast(api.store.db, 'f1', new Date(at.getTime() + 60_000));
+  });
+
   it('before any forecast: forecast is 404 not_found, cash position computed now (no computedAt), daily summary with a null outlook', async () => {
     const k = await key(SCOPES, 'f2');
     const f = await api.get('/api/agent/forecast', k);

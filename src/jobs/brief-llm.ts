@@ -57,7 +57,8 @@ export function forModel(f: BriefFacts, sensitiveNames: readonly string[]): Brie
       categories: f.forecast.categories.map((c) => (c.sensitive ? { ...c, ...pseudo(accounts, 'account', c.key) } : c)),
     },
     overdue: f.overdue.map((d) => (d.sensitive ? { ...d, ...pseudo(contacts, 'contact', d.key) } : d)),
-    notes: f.notes.map((n) => ({ ...n, text: scrub(n.text) })),
+    // A note's contact is for read-time redaction, not for the model: the model reads the scrubbed text only.
+    notes: f.notes.map(({ contact: _named, ...n }) => ({ ...n, text: scrub(n.text) })),
   };
 }
 

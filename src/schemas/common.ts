@@ -79,6 +79,13 @@ export const AgentNote = z
     severity: z.enum(['info', 'warn']),
     text: z.string(),
     sourceInsightId: z.string().optional(),
+    contact: z
+      .object({
+        id: z.string().openapi({ description: 'Ledger contact id (the contact tool drills into it).' }),
+        name: z.string().openapi({ description: "The contact's name as the text shows it: 'Sensitive contact' for a sensitive contact read without READ_SENSITIVE." }),
+      })
+      .optional()
+      .openapi({ description: 'The contact the text names (an addition to the spec): present only on notes that name one, such as the driver of the forecast band.' }),
   })
   .openapi('AgentNote');
 export type AgentNote = z.infer<typeof AgentNote>;

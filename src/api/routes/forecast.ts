@@ -14,6 +14,7 @@ import { ANOMALY_FACTOR, ANOMALY_HISTORY_DAYS, ANOMALY_MIN_HISTORY, forecast13w,
 import type { CashPosition, ForecastPayload, ForecastWeek } from '../../domain/forecast/types.js';
 import { horizonTotals, type HorizonTotals } from '../../domain/forecast/totals.js';
 import { narrative } from '../../domain/narrative.js';
+import { redactNotes } from '../../domain/sensitive.js';
 import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse, ScenariosResponse, SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../../schemas/forecast.js';
 import { liveCashPosition } from '../../store/queries/cash-position.js';
 import {
@@ -24,7 +25,7 @@ import {
   loadCashEvents,
 } from '../../store/queries/daily-summary.js';
 import { cashPositionOfSnapshot, outlookOfSnapshot, latestSnapshotRef, snapshotPayload } from '../../store/queries/forecast-snapshots.js';
-import { sensitiveAccountIds } from '../../store/queries/organisation.js';
+import { sensitiveIds } from '../../store/queries/organisation.js';
 import { latestHeadlines, listScenarios, scenarioExists } from '../../store/queries/scenarios.js';
 import { AnswerCache, jsonText } from '../answer-cache.js';
 import type { Db } from '../../store/db.js';
@@ -96,8 +97,10 @@ function cashPositionBody(cp: CashPosition, hidden: Set<string>, computedAt: str
  * minClosingCash and the totals over them), and sensitive accounts' names
  * rewritten in each week's categories, counted per (week, account) pair.
  */
-export function shapeForecast(p: ForecastPayload, n: number, hidden: Set<string>, detail: 'full' | 'summary' = 'full') {
-  let redacted = 0;
+export function shapeForecast(p: ForecastPayload, n: number, hiddenIds: Hidden, detail: 'full' | 'summary' = 'full') {
+  const hidden = hiddenIds.accounts;
+  const notes = redactNotes(p.notesForAgent ?? [], hiddenIds.contacts);
+  let redacted = notes.redacted;
   const weeks: (Omit<ForecastWeek, 'itemIds'> & { itemIds?: string[] })[] = p.weeks.slice(0, n).map((w) => {
     if (detail === 'summary') {
       const { itemIds: _i, overdueItemIds: _o, categories: _c, ...figures } = w;
@@ -126,11 +129,15 @@ export function shapeForecast(p: ForecastPayload, n: number, hidden: Set<string>
     // The engine's own totals when every week is returned; over the first n otherwise (the same definition).
     ...(n >= p.weeks.length ? pickTotals(p) : horizonTotals(p.startingCash, weeks)),
     redactedItemCount: redacted,
-    notesForAgent: p.notesForAgent ?? [],
+    notesForAgent: notes.notes,
     ...(p.shortfall ? { shortfall: p.shortfall } : {}),
     ...(p.calibration !== undefined ? { calibration: p.calibration } : {}),
   };
 }
+
+/** What a read without READ_SENSITIVE renames: sensitive accounts (categories, bank accounts) and contacts (notes that name one). */
+type Hidden = { accounts: Set<string>; contacts: Set<string> };
+const NONE_HIDDEN: Promise<Hidden> = Promise.resolve({ accounts: new Set(), contacts: new Set() });
 
 const pickTotals = (p: ForecastPayload): HorizonTotals => ({
   endingCash: p.endingCash,
@@ -168,26 +175,24 @@ export function registerForecast(app: ApiApp) {
       const db = c.get('db');
       const [snap, hidden] = await Promise.all([
         fromLatestSnapshot(db, orgId, 'cash-position', (id) => cashPositionOfSnapshot(db, orgId, id)),
-        gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>()),
+        gate ? sensitiveIds(db, orgId) : NONE_HIDDEN,
       ]);
       if (snap) {
-        const body = cashPositionBody(snap.cashPosition, hidden, snap.computedAt);
-        return c.json(withAlerts(c, { ...body, notesForAgent: snap.notesForAgent }), 200);
+        const body = cashPositionBody(snap.cashPosition, hidden.accounts, snap.computedAt);
+        const notes = redactNotes(snap.notesForAgent, hidden.contacts);
+        return c.json(withAlerts(c, { ...body, redactedItemCount: body.redactedItemCount + notes.redacted, notesForAgent: notes.notes }), 200);
       }
       const org = callerOrg(c);
       const cp = await liveCashPosition(db, org, dateIn(org.timezone, c.get('deps').clock.now()));
-      return c.json(withAlerts(c, cashPositionBody(cp, hidden, null)), 200);
+      return c.json(withAlerts(c, cashPositionBody(cp, hidden.accounts, null)), 200);
     })
     .openapi(forecastRoute, async (c) => {
       const { orgId, gate } = listCaller(c);
       const q = c.req.valid('query');
       const db = c.get('db');
-      const [ref, hidden] = await Promise.all([
-        latestSnapshotRef(db, orgId, q.scenarioId),
-        gate ? sensitiveAccountIds(db, orgId) : Promise.resolve(new Set<string>()),
-      ]);
+      const [ref, hidden] = await Promise.all([latestSnapshotRef(db, orgId, q.scenarioId), gate ? sensitiveIds(db, orgId) : NONE_HIDDEN]);
       // The shaped answer of a snapshot is immutable: served from the answer cache when this process has it.
-      const key = ref && `${orgId}\0${ref.id}\0${q.weeks}\0${q.detail}\0${[...hidden].sort().join(',')}`;
+      const key = ref && `${orgId}\0${ref.id}\0${q.weeks}\0${q.detail}\0${[...hidden.accounts].sort().join(',')}\0${[...hidden.contacts].sort().join(',')}`;
       let json = key ? forecastAnswers.get(key) : undefined; // UTF-8 bytes: sent as they are
       if (json === undefined) {
         const snap = ref && (await snapshotPayload(db, orgId, ref));
@@ -218,7 +223,7 @@ export function registerForecast(app: ApiApp) {
       const db = c.get('db');
       const now = c.get('deps').clock.now();
       const asOf = dateIn(org.timezone, now);
-      const [cp, events, anomalies, ar, credit, bankAccounts, snap] = await Promise.all([
+      const [cp, events, anomalies, ar, credit, bankAccounts, snap, hidden] = await Promise.all([
         liveCashPosition(db, org, asOf),
         loadCashEvents(db, orgId, addDays(asOf, -6), asOf),
         countPendingAnomalies(db, orgId, asOf, { factor: ANOMALY_FACTOR, historyDays: ANOMALY_HISTORY_DAYS, minHistory: ANOMALY_MIN_HISTORY }),
@@ -226,6 +231,7 @@ export function registerForecast(app: ApiApp) {
         unallocatedCredit(db, orgId, 'AR'),
         countBankAccounts(db, orgId),
         fromLatestSnapshot(db, orgId, 'outlook', (id) => outlookOfSnapshot(db, orgId, id)),
+        gate ? sensitiveIds(db, orgId) : NONE_HIDDEN,
       ]);
       const l7 = last7d(events, asOf);
       let redacted = 0;
@@ -238,6 +244,7 @@ export function registerForecast(app: ApiApp) {
       const topInflows = rename(l7.topInflows);
       const topOutflows = rename(l7.topOutflows);
       const f13 = snap ? forecast13w(snap) : null;
+      const notes = redactNotes(snap?.notesForAgent ?? [], hidden.contacts);
       const body = {
         orgName: org.name,
         generatedAt: now.toISOString(),
@@ -249,8 +256,8 @@ export function registerForecast(app: ApiApp) {
         forecast13w: f13 ?? { endingCash: null, lowestClosingCash: null, lowestWeekStart: null, breakEvenDate: null },
         anomalies: { pending: anomalies },
         narrative: narrative({ currency: cp.currency, cashToday: cp.effectiveStartingCash, bankAccounts, last7d: l7, ar, forecast13w: f13 }),
-        notesForAgent: snap?.notesForAgent ?? [],
-        redactedItemCount: redacted,
+        notesForAgent: notes.notes,
+        redactedItemCount: redacted + notes.redacted,
       };
       return c.json(withAlerts(c, body), 200);
     });

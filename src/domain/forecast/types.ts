@@ -121,6 +121,12 @@ export interface ForecastInput {
   schedules?: RepeatingSchedule[];
   /** Unallocated credits per contact; none when absent. */
   credits?: ContactCredit[];
+  /**
+   * Names of the customers with open invoices (id to name), for the notes that
+   * name one (the band's driver); notes say "one customer" without it. Whether
+   * a name is shown is decided at every read (redactNotes).
+   */
+  contactNames?: Record<string, string>;
 }
 
 export type ScenarioKind = 'BASE' | 'BEST' | 'WORST' | 'CUSTOM';
@@ -156,6 +162,8 @@ export interface AgentNote {
   severity: 'info' | 'warn';
   text: string;
   sourceInsightId?: string;
+  /** The contact the text names, by name: a read without READ_SENSITIVE rewrites a sensitive one's name (redactNotes). */
+  contact?: { id: string; name: string };
 }
 
 export interface CategoryEntry {

@@ -9,9 +9,11 @@
  *   matters (the likeliest first week of a shortfall, else the low point), the
  *   source that adds the most to the uncertainty of closing cash, when it is
  *   at least 40% of it and on the receipts side: "Most of the uncertainty
- *   about cash in the week of ... is 3 open invoices of one customer, who
- *   has paid 20 to 60 days after the due date". Like every note, it names no
- *   contact.
+ *   about cash in the week of ... is 3 open invoices of Acme Ltd, who has
+ *   paid between 20 and 60 days after the due date". The customer is named
+ *   when the input has its name (the note's `contact` says which, so that a
+ *   read without READ_SENSITIVE rewrites a sensitive one: redactNotes in
+ *   domain/sensitive.ts); "one customer" otherwise.
  */
 import type { AgentNote, ForecastPayload } from '../forecast/types.js';
 import type { PreparedForecast } from '../forecast/prepared.js';
@@ -36,9 +38,9 @@ export function uncertaintyNotes(p: PreparedForecast, payload: ForecastPayload, 
     if (i >= 0) notes[i] = { ...notes[i]!, text: `${notes[i]!.text} ${shortfall}`, severity: notes[i]!.severity === 'warn' ? 'warn' : severity };
     else notes.push({ kind: 'trend', window: 'this_quarter', severity, text: shortfall, sourceInsightId: insightId('trend', 'this_quarter', payload.asOfDate) });
   }
-  const driver = driverText(p, payload, sim);
+  const driver = driverNote(p, payload, sim);
   if (driver && !notes.some((n) => n.kind === 'ar' && n.window === 'this_quarter')) {
-    notes.push({ kind: 'ar', window: 'this_quarter', severity: 'info', text: driver, sourceInsightId: insightId('ar', 'this_quarter', payload.asOfDate) });
+    notes.push({ kind: 'ar', window: 'this_quarter', severity: 'info', sourceInsightId: insightId('ar', 'this_quarter', payload.asOfDate), ...driver });
   }
   return rankNotes(notes);
 }
@@ -57,7 +59,7 @@ function weekThatMatters(payload: ForecastPayload): number {
   return first !== null && first !== undefined ? first : payload.minClosingCashWeekIndex;
 }
 
-function driverText(p: PreparedForecast, payload: ForecastPayload, sim: Simulation): string | null {
+function driverNote(p: PreparedForecast, payload: ForecastPayload, sim: Simulation): Pick<AgentNote, 'text' | 'contact'> | null {
   const k = weekThatMatters(payload);
   const week = payload.weeks[k];
   const variance = sim.variance[k];
@@ -76,11 +78,14 @@ function driverText(p: PreparedForecast, payload: ForecastPayload, sim: Simulati
   if (kind === 'customer') {
     const open = p.openItems.filter((it) => it.ar && it.src.contactId === (id || null) && ['AUTHORISED', 'DRAFT', 'SUBMITTED'].includes(it.src.status)).length;
     const [lo, hi] = delayRange(customerDist(p, id || null));
-    const habit = hi <= 0 ? 'who usually pays by the due date' : `who has paid between ${describeDelay(lo)} and ${describeDelay(hi)}`;
-    return `${lead} is ${open} open invoice${open === 1 ? '' : 's'} of one customer, ${habit}.`;
+    const name = id ? p.input.contactNames?.[id]?.trim() : undefined;
+    const who = name ? `${name}, who` : 'one customer, who';
+    const habit = hi <= 0 ? 'usually pays by the due date' : `has paid between ${describeDelay(lo)} and ${describeDelay(hi)}`;
+    const text = `${lead} is ${open} open invoice${open === 1 ? '' : 's'} of ${who} ${habit}.`;
+    return name ? { text, contact: { id, name } } : { text };
   }
-  if (kind === 'series' && id === 'predicted:new-customers') return `${lead} is sales to new customers, which vary from week to week.`;
-  if (kind === 'series' && id.startsWith('predicted:')) return `${lead} is the next purchases of one repeat customer, predicted from its ordering habit.`;
+  if (kind === 'series' && id === 'predicted:new-customers') return { text: `${lead} is sales to new customers, which vary from week to week.` };
+  if (kind === 'series' && id.startsWith('predicted:')) return { text: `${lead} is the next purchases of one repeat customer, predicted from its ordering habit.` };
   return null;
 }
 

@@ -142,10 +142,23 @@ export async function loadContactCredits(db: Db, orgId: string): Promise<Contact
   return list.map((r) => ({ contactId: r.c, kind: r.ar ? 'AR' : 'AP', amount: canonical(r.amount) }));
 }
 
+/** Names of the customers with an open invoice (the notes that name the band's driver). */
+export async function loadOpenCustomerNames(db: Db, orgId: string): Promise<Record<string, string>> {
+  const list = await rows<{ id: string; name: string }>(
+    db,
+    sql`select c.id, c.name from contacts c
+        where c.org_id = ${orgId} and c.id in (
+          select i.contact_id from cash_items i
+          where i.org_id = ${orgId} and i.source = 'LEDGER_INVOICE' and i.ledger_type = 'ACCREC'
+            and i.ledger_status in ('AUTHORISED', 'DRAFT', 'SUBMITTED') and i.contact_id is not null)`,
+  );
+  return Object.fromEntries(list.filter((r) => r.name.trim() !== '').map((r) => [r.id, r.name]));
+}
+
 /** Everything the engine needs as of `asOf` (the organisation's today). */
 export async function loadForecastInput(db: Db, org: OrgMeta, asOf: string): Promise<ForecastInput> {
   const { byId, idByCode } = await loadAccounts(db, org.id);
-  const [items, history, bankTxns, purchaseOrders, bankAccounts, override, manualItems, schedules, credits] = await Promise.all([
+  const [items, history, bankTxns, purchaseOrders, bankAccounts, override, manualItems, schedules, credits, contactNames] = await Promise.all([
     loadOpenItems(db, org.id, asOf, idByCode),
     loadHistory(db, org.id, asOf, idByCode),
     loadBankTxns(db, org.id, asOf, idByCode),
@@ -155,6 +168,7 @@ export async function loadForecastInput(db: Db, org: OrgMeta, asOf: string): Pro
     loadManualItems(db, org.id),
     loadSchedules(db, org.id, idByCode),
     loadContactCredits(db, org.id),
+    loadOpenCustomerNames(db, org.id),
   ]);
   return {
     orgId: org.id,
@@ -170,5 +184,6 @@ export async function loadForecastInput(db: Db, org: OrgMeta, asOf: string): Pro
     accounts: byId,
     schedules,
     credits,
+    contactNames,
   };
 }

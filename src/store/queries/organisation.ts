@@ -34,6 +34,17 @@ export async function loadAccounts(db: Db, orgId: string): Promise<{ byId: Recor
   return { byId, idByCode };
 }
 
+/** Ids of the organisation's contacts and accounts flagged sensitive now: what a read without READ_SENSITIVE renames. */
+export async function sensitiveIds(db: Db, orgId: string): Promise<{ accounts: Set<string>; contacts: Set<string> }> {
+  const list = await rows<{ id: string; contact: boolean }>(
+    db,
+    sql`select id, false as contact from accounts where org_id = ${orgId} and is_sensitive
+        union all
+        select id, true as contact from contacts where org_id = ${orgId} and is_sensitive`,
+  );
+  return { accounts: new Set(list.filter((r) => !r.contact).map((r) => r.id)), contacts: new Set(list.filter((r) => r.contact).map((r) => r.id)) };
+}
+
 /** Ids of the organisation's accounts flagged sensitive (bank accounts and ledger accounts alike). */
 export async function sensitiveAccountIds(db: Db, orgId: string): Promise<Set<string>> {
   const list = await rows<{ id: string }>(db, sql`select id from accounts where org_id = ${orgId} and is_sensitive`);
