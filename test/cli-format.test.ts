@@ -13,6 +13,8 @@ import { numericFields, renderTable } from '../src/cli/format.js';
 import { forecastChart, groupThousands, type ForecastChartInput } from '../src/cli/chart.js';
 import { ContactDrillResponse, InvoicesResponse } from '../src/schemas/ledger.js';
 import { StatusResponse } from '../src/schemas/status.js';
+import { firstSentence, runCli, TABLE_WIDTH } from '../src/cli/main.js';
+import EXAMPLES from '../src/schemas/examples.json' with { type: 'json' };
 
 const forecast = JSON.parse(readFileSync(resolve(import.meta.dirname, 'fixtures', 'forecast-response.json'), 'utf8')) as ForecastChartInput & {
   weeks: { weekStart: string; closing: string }[];
@@ -24,9 +26,9 @@ const spec = (name: string, param: string) => paramsOf(entry(name)).find((p) => 
 describe('endpoint catalogue', () => {
   it('has one entry per endpoint served today, with X-Service-Tool-safe tool names (spec 5.6) and distinct flags', () => {
     expect(ENDPOINTS.map((e) => e.name)).toEqual([
-      'status', 'orgs', 'bank-accounts', 'account-balances', 'invoices', 'bills', 'credit-notes',
+      'status', 'orgs', 'portfolio', 'bank-accounts', 'account-balances', 'invoices', 'bills', 'credit-notes',
       'credit-note', 'purchase-orders', 'purchase-order', 'contacts', 'contact',
-      'cash-position', 'forecast', 'receivables-aged', 'payables-aged', 'scenarios', 'daily-summary', 'revenue', 'expenses', 'contacts-summary', 'cohorts', 'retention', 'brief',
+      'cash-position', 'forecast', 'forecast-items', 'receivables-aged', 'payables-aged', 'scenarios', 'daily-summary', 'revenue', 'expenses', 'contacts-summary', 'cohorts', 'retention', 'brief',
     ]);
     for (const e of ENDPOINTS) {
       expect(`service.${toolName(e)}`).toMatch(/^service\.[a-z_]+$/);
@@ -162,6 +164,88 @@ describe('--format table', () => {
   it('without a schema, decimal-string columns count as money', () => {
     const out = renderTable({ rows: [{ code: '200', balance: '1.5' }, { code: '3000', balance: '-20' }] });
     expect(out).toContain('code  balance\n----  -------\n200      1.50\n3000   -20.00\n');
+  });
+
+  // Issue 19: every answer of the demo (the OpenAPI examples, src/schemas/examples.json) as the CLI prints it.
+  const examples = EXAMPLES as Record<string, unknown>;
+  const fitted = (path: string) => renderTable(examples[path], { ...numericFields(ENDPOINTS.find((e) => e.path === path)!.response), width: TABLE_WIDTH });
+
+  it('fits an 80-column terminal: every line of every demo answer is at most 80 columns', () => {
+    const paths = ENDPOINTS.map((e) => e.path).filter((p) => examples[p] !== undefined);
+    expect(paths.length).toBeGreaterThan(20);
+    for (const path of paths) {
+      const wide = fitted(path).split('\n').filter((l) => l.length > TABLE_WIDTH);
+      expect(wide, `${path}: lines over ${TABLE_WIDTH} columns`).toEqual([]);
+    }
+    // The same answers unfitted are much wider: the fitting is what keeps them in.
+    expect(Math.max(...renderTable(examples['/api/agent/invoices'], numericFields(InvoicesResponse)).split('\n').map((l) => l.length))).toBeGreaterThan(150);
+  });
+
+  it('a wide list keeps its ids whole and its amounts right-aligned, names what it leaves out, and wraps long text', () => {
+    const out = fitted('/api/agent/invoices');
+    const lines = out.split('\n');
+    const head = lines.findIndex((l) => l.startsWith('id '));
+    expect(lines[head - 1]).toMatch(/^invoices \(\d+\)$/);
+    const header = lines[head]!;
+    expect(header).toMatch(/^id +invoiceNumber .*amount/);
+    const rows = lines.slice(head + 2, lines.indexOf('', head));
+    const body = (examples['/api/agent/invoices'] as { invoices: { id: string; invoiceNumber: string; amount: string }[] }).invoices;
+    // The first column (the id a drill takes) is never cut.
+    expect(rows.filter((r) => !r.startsWith(' ')).map((r) => r.split(' ')[0])).toEqual(body.map((i) => i.id));
+    // Money right-aligned: each amount ends where the header 'amount' ends, decimal points lined up, values exact.
+    const end = header.indexOf('amount') + 'amount'.length;
+    const amounts = rows.filter((r) => !r.startsWith(' ')).map((r) => r.slice(0, end).trimEnd().split(/\s+/).pop()!);
+    expect(amounts.map((a) => Number(a))).toEqual(body.map((i) => Number(i.amount)));
+    expect(new Set(rows.filter((r) => !r.startsWith(' ')).map((r) => r.slice(0, end).lastIndexOf('.'))).size).toBe(1);
+    // What did not fit is named, so nothing is lost silently.
+    expect(out).toMatch(/\(not shown, to fit 80 columns: [^)]*externalId[^)]*; --format json has every field\)/);
+    // Long text of a record wraps under itself (the daily summary's narrative).
+    const daily = fitted('/api/agent/daily-summary').split('\n');
+    const at = daily.findIndex((l) => l.startsWith('narrative '));
+    expect(daily[at + 1]).toMatch(/^ {11,}\S/);
+    const narrative = (examples['/api/agent/daily-summary'] as { narrative: string }).narrative;
+    const indent = daily[at]!.indexOf(narrative.slice(0, 10));
+    const rejoined = [daily[at]!.slice(indent), ...daily.slice(at + 1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith(' '.repeat(indent)))).map((l) => l.trim())].join(' ');
+    expect(rejoined).toBe(narrative);
+  });
+
+  it('leaves a table that fits as it is', () => {
+    const narrow = renderTable({ rows: [{ code: '200', balance: '1.5' }] }, { width: TABLE_WIDTH });
+    expect(narrow).toBe(renderTable({ rows: [{ code: '200', balance: '1.5' }] }));
+  });
+});
+
+describe('cashline --help', () => {
+  const help = async (args: string[]) => {
+    let out = '';
+    const io = { stdout: (t: string) => void (out += t), stderr: (t: string) => void (out += t), env: {} };
+    expect(await runCli([...args, '--help'], io)).toBe(0);
+    return out;
+  };
+  const flat = (s: string) => s.replace(/\s+/g, ' ');
+
+  it("shows each flag with the first sentence of the server's description of its parameter (the OpenAPI document's)", async () => {
+    for (const name of ['invoices', 'contacts', 'forecast', 'revenue', 'retention']) {
+      const out = flat(await help([name]));
+      for (const p of paramsOf(entry(name))) {
+        expect(out, `${name} --${flagOf(p.name)}`).toContain(`--${flagOf(p.name)}`);
+        expect(out, `${name} --${flagOf(p.name)}`).toContain(flat(firstSentence(p.description)));
+      }
+    }
+    const invoices = flat(await help(['invoices']));
+    expect(invoices).toContain(
+      "--overdue Only what is overdue: AUTHORISED, still owed (amountDue above 0) and due before today in the organisation's time zone",
+    );
+    expect(invoices).toContain('--status <value> Comma-separated statuses from DRAFT, SUBMITTED, AUTHORISED, PAID, VOIDED, DELETED (OR semantics; case-insensitive;');
+    expect(invoices).toMatch(/--limit <n> Rows per page: default \d+; values above 200 are capped at 200/);
+  });
+
+  it('takes the first sentence, not a stop inside parentheses, quotes or an abbreviation, and drops markdown code marks', () => {
+    expect(firstSentence('One (a. b. c). Two.')).toBe('One (a. b. c)');
+    expect(firstSentence("Finds ('a. b' too), e.g. this. Then.")).toBe("Finds ('a. b' too), e.g. this");
+    expect(firstSentence('Rows per page: default 50; capped at 200.')).toBe('Rows per page: default 50; capped at 200');
+    expect(firstSentence('Names are `Sensitive account` here. More.')).toBe('Names are Sensitive account here');
+    expect(firstSentence('A version 1.5 value')).toBe('A version 1.5 value');
   });
 });
 

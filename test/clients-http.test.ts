@@ -17,18 +17,20 @@ import { z } from '@hono/zod-openapi';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startTestApi, testRoutes, type TestApi } from './helpers/http.js';
 import { seedLedger } from './lists-fixture.js';
 import { agentRoute } from '../src/api/route.js';
 import type { ApiApp } from '../src/api/context.js';
-import { ENDPOINTS, endpoint, toolName } from '../src/schemas/endpoints.js';
+import { ENDPOINTS, endpoint, flagOf, toolName } from '../src/schemas/endpoints.js';
+import { PARTNER_ONLY } from '../src/api/auth.js';
 import { recomputeBaselines } from '../src/jobs/baselines.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { generateDailyBrief } from '../src/jobs/brief.js';
 import { forecastChart } from '../src/cli/chart.js';
 import { CHARTS, runCli } from '../src/cli/main.js';
 import { callTool } from '../src/mcp/server.js';
+import { OutputChecker, requiredArgs } from './helpers/mcp-output.js';
 
 const BIN = resolve(import.meta.dirname, '..', 'dist', 'bin', 'cashline.js');
 const FORECAST = JSON.parse(readFileSync(resolve(import.meta.dirname, 'fixtures', 'forecast-response.json'), 'utf8')) as Record<string, unknown>;
@@ -200,11 +202,15 @@ describe('clients against a real server', () => {
 
   it('--format table renders every list and drill of the catalogue from the real server', async () => {
     const ids: Record<string, string> = { contact: 'cust-a', 'credit-note': 'cn-1', 'purchase-order': 'po-1', brief: 'o1' };
+    // Partner-only endpoints (the portfolio) refuse user keys: they are read with a partner key of both organisations.
+    const partnerEnv = { ...env, CASHLINE_API_KEY: (await api.partner(['o1', 'o2'])).key };
     for (const e of ENDPOINTS) {
       let out = '';
       let err = '';
-      const io = { stdout: (t: string) => void (out += t), stderr: (t: string) => void (err += t), env };
-      const args = [e.name, ...(e.id ? [ids[e.name]!] : []), '--format', 'table'];
+      const io = { stdout: (t: string) => void (out += t), stderr: (t: string) => void (err += t), env: PARTNER_ONLY.has(e.path) ? partnerEnv : env };
+      // A required parameter (the forecast items' week) gets its flag.
+      const required = Object.entries(requiredArgs(e)).flatMap(([k, v]) => [`--${flagOf(k)}`, String(v)]);
+      const args = [e.name, ...(e.id ? [ids[e.name]!] : []), ...required, '--format', 'table'];
       expect(await runCli(args, io), `${args.join(' ')}: ${err}`).toBe(0);
       // A table (header and rule) or a section for every list and drill; plain fields for the rest.
       if (e.name !== 'status') expect(out, e.name).toMatch(/(^|\n)(\w+(\.\w+)*( \(\d+\))?)\n\S+( +\S+)*\n-+( +-+)*\n|\n\w+\nid +\S/);
@@ -247,7 +253,7 @@ describe('clients against a real server', () => {
       }
       const inv = tools.find((t) => t.name === 'invoices')!;
       const props = inv.inputSchema.properties as Record<string, { type?: string; description?: string; minimum?: number }>;
-      expect(Object.keys(props).sort()).toEqual(['autoPaginate', 'contactId', 'cursor', 'dateFrom', 'dateTo', 'dueFrom', 'dueTo', 'limit', 'lines', 'orgId', 'overdue', 'status', 'totals']);
+      expect(Object.keys(props).sort()).toEqual(['autoPaginate', 'contactId', 'cursor', 'dateFrom', 'dateTo', 'dueFrom', 'dueTo', 'limit', 'lines', 'orgId', 'overdue', 'q', 'status', 'totals']);
       expect(props.limit).toMatchObject({ type: 'integer', minimum: 1 });
       expect(props.autoPaginate!.type).toBe('boolean');
       expect(props.cursor!.description).toMatch(/nextCursor/);
@@ -263,6 +269,43 @@ describe('clients against a real server', () => {
       expect(instructions).toContain('the day at a glance: daily_summary');
       // Only tools that exist are named.
       expect(/\bbrief\b/.test(instructions)).toBe(ENDPOINTS.some((e) => toolName(e) === 'brief'));
+    });
+
+    it('typed output: every tool has an object outputSchema; every call returns structuredContent matching it (ajv, zod) and the same JSON as text', async () => {
+      const { tools } = await client.listTools();
+      const checker = new OutputChecker();
+      const ids: Record<string, string> = { contact: 'cust-a', credit_note: 'cn-1', purchase_order: 'po-1', brief: 'o1' };
+      const problems: string[] = [];
+      for (const e of ENDPOINTS) {
+        const tool = tools.find((t) => t.name === toolName(e))!;
+        problems.push(...checker.schemaProblems(tool));
+        const args = { ...requiredArgs(e), ...(ids[tool.name] ? { id: ids[tool.name] } : {}) };
+        const r = (await client.callTool({ name: tool.name, arguments: args })) as CallToolResult;
+        // A tool this user key may not call (partner-only) answers an error result, itself typed by the outputSchema.
+        const refused = r.isError && (r.structuredContent as { error?: { kind?: string } }).error?.kind === 'invalid_scope';
+        problems.push(...(refused ? checker.errorProblems(tool, r) : checker.problems(tool, e, r)));
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it(`a client asking for the newest protocol revision the SDK knows (${LATEST_PROTOCOL_VERSION}) is served it`, async () => {
+      const child = spawn('node', [BIN, 'mcp'], { env: { PATH: process.env.PATH!, ...env }, stdio: ['pipe', 'pipe', 'ignore'] });
+      try {
+        const line = new Promise<string>((resolveLine) => {
+          let out = '';
+          child.stdout!.on('data', (d: Buffer) => {
+            out += String(d);
+            if (out.includes('\n')) resolveLine(out.split('\n')[0]!);
+          });
+        });
+        const params = { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+        child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params })}\n`);
+        const answer = JSON.parse(await line) as { result: { protocolVersion: string; capabilities: { tools?: unknown } } };
+        expect(answer.result.protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
+        expect(answer.result.capabilities.tools).toBeDefined();
+      } finally {
+        child.kill('SIGTERM');
+      }
     });
 
     it('forwards each call with the key and X-Service-Tool: service.<tool_name>', async () => {
@@ -327,11 +370,27 @@ describe('clients against a real server', () => {
       child?.kill('SIGTERM');
     });
 
+    let lastTransport: StreamableHTTPClientTransport;
     const connect = async (bearer: string, headers: Record<string, string> = {}) => {
       const client = new Client({ name: 'test-http', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${bearer}`, ...headers } } }));
+      lastTransport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${bearer}`, ...headers } } });
+      await client.connect(lastTransport);
       return client;
     };
+
+    it(`the SDK client asks for ${LATEST_PROTOCOL_VERSION} (its newest) and is served it; results are typed (structuredContent)`, async () => {
+      const mine = await connect(key);
+      try {
+        expect(lastTransport.protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
+        const { tools } = await mine.listTools();
+        const r = (await mine.callTool({ name: 'invoices', arguments: { limit: 2 } })) as CallToolResult;
+        const e = ENDPOINTS.find((x) => x.name === 'invoices')!;
+        expect(new OutputChecker().problems(tools.find((t) => t.name === 'invoices')!, e, r)).toEqual([]);
+        expect((r.structuredContent as { invoices: unknown[] }).invoices).toHaveLength(2);
+      } finally {
+        await mine.close();
+      }
+    });
 
     it('each caller is served with its own key; tools and errors as over stdio', async () => {
       const mine = await connect(key);

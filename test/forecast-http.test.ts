@@ -385,7 +385,7 @@ describe.each(BACKENDS)('forecast endpoints over HTTP on %s', (kind) => {
       sql`select payload from forecast_snapshots where org_id = 'f1' and scenario_id = 'base' order by computed_at desc limit 1`,
     )) as [{ payload: Record<string, unknown> }];
     await api.store.db.insert(s.forecastSnapshots).values({
-      orgId: 'f1', id: 'base:named-note', scenarioId: 'base', engineVersion: ENGINE_VERSION, asOfDate: latest.asOfDate, computedAt: at,
+      orgId: 'f1', id: 'base:named-note', scenarioId: 'base', engineVersion: ENGINE_VERSION, asOfDate: String(stored.asOfDate), computedAt: at,
       payload: { ...stored, computedAt: at.toISOString(), notesForAgent: [note] },
     });
     const reads = async (k: string) => ({

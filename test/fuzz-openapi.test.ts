@@ -28,6 +28,7 @@ import { recomputeBaselines } from '../src/jobs/baselines.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { generateDailyBrief } from '../src/jobs/brief.js';
 import { rows } from '../src/store/db.js';
+import { PARTNER_ONLY } from '../src/api/auth.js';
 import { startTestApi, type TestApi } from './helpers/http.js';
 
 const NOW = '2026-11-23T09:00:00Z';
@@ -37,6 +38,8 @@ const CONCURRENCY = 8;
 interface Param {
   name: string;
   in: 'query' | 'path' | 'header';
+  /** A required query parameter is always sent (path parameters always are). */
+  required?: boolean;
   schema: { type?: string; format?: string; enum?: string[]; example?: unknown; anyOf?: unknown[]; minLength?: number; minimum?: number; maximum?: number };
 }
 interface Endpoint {
@@ -112,6 +115,8 @@ interface World {
   keyA: string;
   /** Keys of distinct users of A (credits are per user and billing account). */
   keys: string[];
+  /** Partner-only endpoints (PARTNER_ONLY) refuse user keys: they are fuzzed with a partner key of A and B. */
+  partnerKey: string;
   anyIds: string[];
   /** A genuine nextCursor of each list endpoint, unfiltered, for A and for B. */
   cursors: Record<string, { a: string; b: string | null }>;
@@ -161,16 +166,22 @@ beforeAll(async () => {
           union all (select id from purchase_orders where org_id in (${orgA}, ${orgB}) order by id limit 6)`,
     )
   ).map((r) => r.id);
+  const { key: partnerKey } = await api.partner([orgA, orgB]);
+  // Another practice of the same organisations: its cursors are foreign to the first one's.
+  const { key: otherPartnerKey } = await api.partner([orgA, orgB]);
   const cursors: World['cursors'] = {};
   for (const ep of endpoints.filter((e) => e.params.some((p) => p.name === 'cursor'))) {
-    const first = async (key: string) => ((await (await api.get(`${ep.template}?limit=1`, key)).json()) as { nextCursor: string | null }).nextCursor;
-    const a = await first(keyA);
-    const b = await first(keyB);
+    // Required parameters (the forecast items' week) take their documented example.
+    const required = ep.params.filter((p) => p.in === 'query' && p.required).map((p) => `&${p.name}=${encodeURIComponent(String(p.schema.example))}`);
+    const first = async (key: string) => ((await (await api.get(`${ep.template}?limit=1${required.join('')}`, key)).json()) as { nextCursor: string | null }).nextCursor;
+    const partnerOnly = PARTNER_ONLY.has(ep.template);
+    const a = await first(partnerOnly ? partnerKey : keyA);
+    const b = await first(partnerOnly ? otherPartnerKey : keyB);
     expect(a, `a nextCursor from ${ep.template}`).toBeTruthy();
     cursors[ep.template] = { a: a!, b };
   }
   expect(Object.keys(cursors).length).toBeGreaterThanOrEqual(5);
-  world = { api, orgA, orgB, keyA, keys, anyIds, cursors };
+  world = { api, orgA, orgB, keyA, keys, partnerKey, anyIds, cursors };
 }, 240_000);
 
 afterAll(async () => {
@@ -212,7 +223,7 @@ describe('fuzzing from the OpenAPI document (issue 8)', () => {
       const ep = endpoints[ei]!;
       const entries = ep.params
         .filter((p) => p.in !== 'header')
-        .map((p) => [p.name, p.in === 'path' ? valueOf(p, world) : fc.option(valueOf(p, world), { freq: 2, nil: undefined })] as const);
+        .map((p) => [p.name, p.in === 'path' || p.required ? valueOf(p, world) : fc.option(valueOf(p, world), { freq: 2, nil: undefined })] as const);
       const headerArb = fc.record({
         tool: fc.option(fc.oneof(fc.constant('service.fuzz'), fc.string({ maxLength: 30 }).filter((t) => /^[\x20-\x7e]*$/.test(t))), { nil: undefined }),
         orgHeader: fc.option(fc.constantFrom(world.orgA, world.orgB, 'nope', ''), { freq: 4, nil: undefined }),
@@ -253,7 +264,7 @@ describe('fuzzing from the OpenAPI document (issue 8)', () => {
         const url = `${path}${qs ? `?${qs}` : ''}`;
         let res;
         try {
-          res = await world.api.get(url, world.keys[ki]!, headers);
+          res = await world.api.get(url, PARTNER_ONLY.has(ep.template) ? world.partnerKey : world.keys[ki]!, headers);
         } catch (e) {
           problems.push(`${url}: ${(e as Error).message.slice(0, 300)}`);
           continue;

@@ -1,7 +1,8 @@
 /**
  * Issue 8, the security matrices, over EVERY agent endpoint the app declares
  * (ROUTE_SCOPES, filled by agentRoute: an endpoint added later is covered
- * without touching this file, or the test fails asking for an id source):
+ * without touching this file, or the test fails asking for an id source, or
+ * for the value of a query parameter it requires, REQUIRED_QUERY):
  * - Scope matrix: every subset of the 8 scopes x every endpoint: 200 exactly
  *   when the endpoint's scope is held (spec 5; decisions.md 403
  *   insufficient_scope); non-GET methods never 2xx.
@@ -12,6 +13,9 @@
  *   drill id, then 10,000 fast-check requests: 0 responses carry another
  *   organisation's canary; foreign drill ids are 404 not_found; another
  *   organisation is 403 forbidden (decisions.md: partner keys, user keys).
+ *   Partner-only endpoints (PARTNER_ONLY: the portfolio) answer the partner
+ *   with exactly its linked organisations and refuse every user key (403);
+ *   the scope matrix reads them with a partner key of the same scopes.
  * - Redaction: sensitive contacts and accounts carry their own canary; 0 of
  *   them in any response to a key without READ_SENSITIVE (spec 5.x).
  * Runs on PostgreSQL (the store of a multi-tenant deployment): the same
@@ -31,9 +35,10 @@ import { recomputeBaselines } from '../src/jobs/baselines.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { generateDailyBrief } from '../src/jobs/brief.js';
 import { ROUTE_SCOPES } from '../src/api/route.js';
+import { PARTNER_ONLY } from '../src/api/auth.js';
 import { SCOPES, type Scope } from '../src/domain/scopes.js';
 import { rows } from '../src/store/db.js';
-import { setAccountSensitive, setContactSensitive } from '../src/store/tenancy.js';
+import { createKey, setAccountSensitive, setContactSensitive } from '../src/store/tenancy.js';
 import { startTestApi, type TestApi } from './helpers/http.js';
 
 const NOW = '2026-11-23T09:00:00Z';
@@ -59,6 +64,12 @@ const ID_SOURCES: Record<string, (orgId: string) => ReturnType<typeof sql>> = {
 };
 /** Path parameters that are the organisation itself. */
 const ORG_PARAMS = new Set(['orgId']);
+/** Query parameters an endpoint requires (a request without them is a 400), per id pick. */
+const REQUIRED_QUERY: Record<string, (pick: number) => string> = {
+  '/api/agent/forecast/items': (pick) => `week=${[0, 4, 12][pick % 3]}`,
+};
+/** A URL with more query parameters (`q`: '' or '?a=b&…'). */
+const withQuery = (url: string, q: string) => (q && url.includes('?') ? `${url}&${q.slice(1)}` : url + q);
 
 interface World {
   api: TestApi;
@@ -67,6 +78,8 @@ interface World {
   /** All scopes but READ_SENSITIVE. */
   plainKey: Record<OrgName, string>;
   partnerKey: string;
+  /** The partner's key with all scopes but READ_SENSITIVE. */
+  plainPartnerKey: string;
   ids: Record<OrgName, Record<string, string[]>>;
 }
 
@@ -108,13 +121,14 @@ beforeAll(async () => {
       expect(ids[name][path]!.length, `ids for ${path} in ${name}`).toBeGreaterThan(0);
     }
   }
-  const { key: partnerKey } = await api.partner([org.A, org.B]);
+  const { key: partnerKey, partnerId } = await api.partner([org.A, org.B]);
+  const plainPartnerKey = (await createKey(db, { partnerId, scopes: SCOPES.filter((s) => s !== 'READ_SENSITIVE'), now: api.clock.now() })).key;
   const doc = (await (await api.get('/api/agent/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
   served = Object.keys(doc.paths)
     .filter((p) => doc.paths[p]!.get && p !== '/api/agent/openapi.json')
     .map((p) => p.replace(/\{([^}]+)\}/g, ':$1'))
     .sort();
-  world = { api, org, userKey, plainKey, partnerKey, ids };
+  world = { api, org, userKey, plainKey, partnerKey, plainPartnerKey, ids };
 }, 180_000);
 
 afterAll(async () => {
@@ -168,7 +182,8 @@ function urlFor(path: string, own: OrgName, idOrg: OrgName = own, pick = 0): str
     if (id === undefined) return null;
     url = url.replace(`:${p}`, encodeURIComponent(id));
   }
-  return url;
+  const required = REQUIRED_QUERY[path];
+  return required ? `${url}?${required(pick)}` : url;
 }
 
 /** The canaries in `text` of organisations outside `allowed`. */
@@ -184,7 +199,8 @@ const foreignCanaries = (allowed: OrgName | null | readonly OrgName[], text: str
  */
 const PARTNER_ORGS = ['A', 'B'] as const;
 const partnerMaySee = (path: string, selected: OrgName | undefined, pathOrg?: OrgName): readonly OrgName[] => {
-  if (path === '/api/agent/orgs') return PARTNER_ORGS;
+  // /orgs and the partner-only endpoints (the portfolio) cover every linked organisation, whichever is selected.
+  if (path === '/api/agent/orgs' || PARTNER_ONLY.has(path)) return PARTNER_ORGS;
   if (path.includes(':orgId')) return (pathOrg === 'A' || pathOrg === 'B') && (selected === undefined || selected === pathOrg) ? [pathOrg] : [];
   return selected === 'A' || selected === 'B' ? [selected] : [];
 };
@@ -199,12 +215,14 @@ describe('scope matrix (spec 5: each endpoint needs its scope)', () => {
     for (const subset of subsets) {
       if (subset.length === 0) continue; // a key holds at least one scope (cashline-server key create refuses none)
       const key = await world.api.key(world.org.A, subset);
+      // Partner-only endpoints refuse user keys whatever their scopes: a partner key of A with the same scopes stands in.
+      const partnerKey = eps.some((ep) => PARTNER_ONLY.has(ep.path)) ? (await world.api.partner([world.org.A], subset)).key : key;
       // Drills need an id: use A's own.
       const results = await Promise.all(
         eps.map(async (ep) => {
           const url = urlFor(ep.path, 'A');
           if (url === null) return null;
-          const res = await world.api.get(url, key);
+          const res = await world.api.get(url, PARTNER_ONLY.has(ep.path) ? partnerKey : key);
           await res.arrayBuffer();
           return { ep, status: res.status };
         }),
@@ -264,7 +282,9 @@ describe('cross-tenant matrix', () => {
             if (hasOrgParam && res.status !== 403) wrong.push(`${caller.label} ${url} -> ${res.status} (want 403)`);
             else if (!hasOrgParam && hasId && res.status !== 404) wrong.push(`${caller.label} ${url} -> ${res.status} (want 404)`);
           }
-          if (caller.own !== null && idOrg === caller.own && res.status !== 200 && res.status !== 404) {
+          if (PARTNER_ONLY.has(ep.path) && caller.key !== world.partnerKey) {
+            if (res.status !== 403) wrong.push(`${caller.label} ${url} -> ${res.status} (partner only: want 403)`);
+          } else if (caller.own !== null && idOrg === caller.own && res.status !== 200 && res.status !== 404) {
             wrong.push(`${caller.label} ${url} -> ${res.status} (own data)`);
           }
         }
@@ -285,6 +305,28 @@ describe('cross-tenant matrix', () => {
       expect(p.status, ep.path).toBe(403);
       expect(foreignCanaries(partnerMaySee(ep.path, undefined), await p.text())).toEqual([]);
     }
+  });
+
+  it('partner-only endpoints (the portfolio): the partner sees exactly its linked organisations; every user key is 403 forbidden', async () => {
+    expect(PARTNER_ONLY.has('/api/agent/portfolio')).toBe(true);
+    for (const path of PARTNER_ONLY) {
+      const ok = await world.api.get(`${path}?limit=100`, world.partnerKey);
+      expect(ok.status, path).toBe(200);
+      const text = await ok.text();
+      expect(foreignCanaries(PARTNER_ORGS, text), path).toEqual([]);
+      if (path === '/api/agent/portfolio') {
+        expect((JSON.parse(text) as { orgs: { orgId: string }[] }).orgs.map((o) => o.orgId).sort()).toEqual([world.org.A, world.org.B].sort());
+      }
+      for (const o of ORGS) {
+        for (const key of [world.userKey[o], world.plainKey[o]]) {
+          const res = await world.api.get(path, key);
+          const body = (await res.json()) as { error: string };
+          expect(res.status, `${path} user ${o}`).toBe(403);
+          expect(body.error).toBe('forbidden');
+        }
+      }
+    }
+    world.api.clock.advance(61_000);
   });
 
   it('10,000 random requests (key, endpoint, org selector, any organisation id, query): 0 foreign canaries, never 5xx', async () => {
@@ -318,14 +360,14 @@ describe('cross-tenant matrix', () => {
         if (url === null) continue;
         const sel = selector ?? caller.header;
         const headers: Record<string, string> = sel ? { 'x-service-org-id': world.org[sel] } : {};
-        const res = await world.api.get(url + query, caller.key, headers);
+        const res = await world.api.get(withQuery(url, query), caller.key, headers);
         const text = await res.text();
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         // What the caller may see: its own organisation, or (partner) the linked one it selected.
         const allowed = caller.key === world.partnerKey ? partnerMaySee(ep.path, sel, idOrg) : caller.own;
         const leaked = foreignCanaries(allowed, text);
-        if (leaked.length) leaks.push(`${caller.label} sel=${sel} ${url}${query} -> ${leaked.join(',')}`);
-        if (res.status >= 500) failures.push(`${url}${query} -> ${res.status}`);
+        if (leaked.length) leaks.push(`${caller.label} sel=${sel} ${withQuery(url, query)} -> ${leaked.join(',')}`);
+        if (res.status >= 500) failures.push(`${withQuery(url, query)} -> ${res.status}`);
         // Keep the keys clear of the burst cap (60 a minute per key and endpoint).
         if (++sent % 150 === 0) world.api.clock.advance(61_000);
       }
@@ -347,11 +389,13 @@ describe('redaction (spec 5: READ_SENSITIVE)', () => {
       for (let pick = 0; pick < 3; pick++) {
         const url = urlFor(ep.path, 'A', 'A', pick);
         if (url === null) continue;
+        // Partner-only endpoints are read with the partner's keys (user keys are refused there).
+        const [plainKey, fullKey] = PARTNER_ONLY.has(ep.path) ? [world.plainPartnerKey, world.partnerKey] : [world.plainKey.A, world.userKey.A];
         for (const q of ['', '?autoPaginate=true&totals=true']) {
-          const plain = await world.api.get(url + q, world.plainKey.A);
+          const plain = await world.api.get(withQuery(url, q), plainKey);
           const text = await plain.text();
-          if (text.includes(SENSITIVE_CANARY)) leaks.push(`${url}${q}`);
-          const full = await world.api.get(url + q, world.userKey.A);
+          if (text.includes(SENSITIVE_CANARY)) leaks.push(withQuery(url, q));
+          const full = await world.api.get(withQuery(url, q), fullKey);
           if ((await full.text()).includes(SENSITIVE_CANARY)) seenWithScope++;
         }
       }

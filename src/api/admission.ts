@@ -6,7 +6,8 @@
  *   recorded. Its verdict is acted on by `limits`, so an over-cap request
  *   still gets its 400/403 from tenancy or scope first.
  * - `limits` (after the scope check): 429 rate_limited over the burst cap;
- *   then one query credit is reserved atomically (never on /status; not when
+ *   then one query credit is reserved atomically (never on /status, nor on
+ *   the HANDLER_METERED endpoints, which charge per row themselves; not when
  *   no billing account is behind the request), 429 quota_exhausted when the
  *   window is full. After the handler, the reservation is returned unless the
  *   answer was 2xx or 404 (so 400/401/403/429/5xx are never charged).
@@ -18,6 +19,13 @@ import { ApiError, rootCause } from './errors.js';
 import { BURST_WINDOW_MS, CREDIT_WINDOW_MS, type CreditSubject, planCredits, type Usage } from '../domain/plans.js';
 
 export const STATUS_ROUTE = '/api/agent/status';
+
+/**
+ * Endpoints whose handler meters its own credits, so the pipeline reserves
+ * none (like /status, it only reads the usage): the portfolio spends one
+ * credit per client organisation it includes (src/api/routes/portfolio.ts).
+ */
+export const HANDLER_METERED: ReadonlySet<string> = new Set(['/api/agent/portfolio']);
 
 /** The credit bucket of a request, or null when no billing account is behind it. */
 export function creditSubject(auth: AuthContext): CreditSubject | null {
@@ -58,8 +66,8 @@ export const limits: MiddlewareHandler<AppEnv> = async (c, next) => {
   const now = deps.clock.now();
   const subject = creditSubject(c.get('auth'));
   let usage: Usage | null = null;
-  if (subject && c.get('route') === STATUS_ROUTE) {
-    usage = await deps.limiter.usage(subject, now); // status is never charged
+  if (subject && (c.get('route') === STATUS_ROUTE || HANDLER_METERED.has(c.get('route')))) {
+    usage = await deps.limiter.usage(subject, now); // status is never charged; HANDLER_METERED charge in their handler
   } else if (subject) {
     const r = await deps.limiter.reserveCredit(subject, now);
     usage = r.usage;

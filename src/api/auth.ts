@@ -7,7 +7,8 @@
  * - `tenancy`: USER keys read their own organisation and may name it
  *   (X-Service-Org-Id or ?orgId) but no other (403 forbidden). PARTNER keys
  *   name a linked client organisation per request (400 org_required when
- *   absent, except on /status and /orgs; 403 forbidden when not linked).
+ *   absent, except on /status, /orgs and /portfolio; 403 forbidden when not
+ *   linked). Partner-only endpoints (/portfolio) refuse user keys (403 forbidden).
  * - `requireScope(scope)`: 403 insufficient_scope.
  */
 import type { Context, MiddlewareHandler } from 'hono';
@@ -20,7 +21,10 @@ import { badRequest, forbidden, insufficientScope, orgRequired, unauthorized } f
 import type { AppEnv, AuthContext, BillingRow, KeyIdentity, OrgRow } from './context.js';
 
 /** Endpoints that need no organisation (partner keys may call them without one). */
-export const ORG_OPTIONAL = new Set(['/api/agent/status', '/api/agent/orgs']);
+export const ORG_OPTIONAL = new Set(['/api/agent/status', '/api/agent/orgs', '/api/agent/portfolio']);
+
+/** Endpoints for partner keys only: a user key is 403 forbidden at tenancy (before scope and credits). */
+export const PARTNER_ONLY = new Set(['/api/agent/portfolio']);
 
 // One token of the RFC 6750 b64token alphabet after "Bearer" (scheme case-insensitive).
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -110,6 +114,9 @@ export async function resolveTenancy(
 ): Promise<AuthContext> {
   let target: { org: OrgRow; billing: BillingRow | null } | null;
   if (key.kind === 'USER') {
+    if (PARTNER_ONLY.has(route)) {
+      throw forbidden('This endpoint is for partner (advisor) keys: it reads every client organisation of the practice. A user key reads its own organisation (e.g. /cash-position, /forecast, /receivables/aged).');
+    }
     // The daily brief compares its path organisation itself (403 there, spec 5.7).
     if (requested && requested !== key.keyOrgId && !route.includes(':orgId')) {
       throw forbidden('This key is bound to another organisation.');

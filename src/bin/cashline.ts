@@ -8,6 +8,7 @@ process.exitCode = await runCli(
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
     env: process.env,
+    columns: process.stdout.isTTY ? process.stdout.columns : undefined,
   },
   undefined,
   undefined,

@@ -10,6 +10,13 @@
  * money comes from the response's zod schema (fields typed Money); with no
  * schema, a column whose every value is a decimal string counts as money.
  * Alerts come first, so a person sees them.
+ *
+ * With a `width` (the CLI gives the terminal's, 80 when it is not a
+ * terminal), every line fits it: a table too wide keeps its first column,
+ * its money and its names and numbers first, and leaves out the columns that
+ * say least (other ids, slugs, counts of nested lists) with a note naming
+ * them; long text cells are wrapped within their column, long values and
+ * alerts are wrapped under themselves. Money and numbers are never cut.
  */
 import type { z } from 'zod';
 import { Money } from '../schemas/common.js';
@@ -27,10 +34,11 @@ interface ZodInternals {
 const patternOf = (s: ZodInternals) => s._zod.def.checks?.find((c) => c._zod.def.format === 'regex')?._zod.def.pattern?.source;
 const MONEY_PATTERN = patternOf(Money as unknown as ZodInternals);
 
-/** The field names a response schema types as Money (decimal strings) and as numbers. */
-export function numericFields(schema: z.ZodType): { money: Set<string>; numbers: Set<string> } {
+/** The field names a response schema types as Money (decimal strings) and as numbers, and the fields of each of its objects in their order. */
+export function numericFields(schema: z.ZodType): { money: Set<string>; numbers: Set<string>; shapes: string[][] } {
   const money = new Set<string>();
   const numbers = new Set<string>();
+  const shapes: string[][] = [];
   const seen = new Set<unknown>();
   const walk = (node: unknown, key: string | undefined) => {
     if (!node) return;
@@ -55,6 +63,7 @@ export function numericFields(schema: z.ZodType): { money: Set<string>; numbers:
       case 'object':
         if (seen.has(node)) return;
         seen.add(node);
+        shapes.push(Object.keys(def.shape ?? {}));
         for (const [k, v] of Object.entries(def.shape ?? {})) walk(v, k);
         return;
       case 'string':
@@ -67,7 +76,7 @@ export function numericFields(schema: z.ZodType): { money: Set<string>; numbers:
     }
   };
   walk(schema, undefined);
-  return { money, numbers };
+  return { money, numbers, shapes };
 }
 
 export interface TableOptions {
@@ -75,6 +84,110 @@ export interface TableOptions {
   money?: ReadonlySet<string>;
   /** Fields that are numbers (right-aligned). */
   numbers?: ReadonlySet<string>;
+  /** Columns every line must fit in (a terminal's width); none: lines are as long as their content. */
+  width?: number;
+  /** The fields of each object of the schema, in order: a table's columns follow its rows' object (an answer stored as JSON may list them otherwise). */
+  shapes?: readonly (readonly string[])[];
+}
+
+/** A text column may be narrowed (its cells wrapped) down to this, or to its header when longer. */
+const TEXT_MIN = 10;
+const TOKEN_MAX = 30;
+
+/** Words of `text` in lines of at most `width` characters (a longer word is cut). */
+function wrap(text: string, width: number): string[] {
+  if (text.length <= width) return [text];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/ +/)) {
+    let w = word;
+    while (w.length > width) {
+      if (line) lines.push(line);
+      lines.push(w.slice(0, width));
+      w = w.slice(width);
+      line = '';
+    }
+    if (!line) line = w;
+    else if (line.length + 1 + w.length <= width) line += ` ${w}`;
+    else {
+      lines.push(line);
+      line = w;
+    }
+  }
+  if (line || !lines.length) lines.push(line);
+  return lines;
+}
+
+interface Col {
+  name: string;
+  cells: string[];
+  right: boolean;
+  money: boolean;
+}
+
+/**
+ * How much a column says, 0 first: the row's first column (its id), then its first amount and its names or
+ * numbers (invoiceNumber, contactName), then other amounts and numbers, statuses, dates and kinds, then other
+ * text, and last what says least to a person (LEAST): other ids, slugs, and counts of nested lists.
+ */
+const LEAST = 4;
+function priority(c: Col, index: number, firstMoney: number): number {
+  if (index === 0) return 0;
+  // A column of a map keyed by ids (a forecast week's categories.accounts.<account id>.inflow).
+  if (c.name.split('.').some((s) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(s))) return LEAST;
+  if (index === firstMoney || /(name|number)$/i.test(c.name)) return 1;
+  if (c.right || /status$|^currency$|^kind$|^severity$|^text$|^message$|date$|^month$|^week/i.test(c.name)) return 2;
+  if (/(id|ids|slug)$/i.test(c.name) || c.cells.every((x) => x === '' || /^\[\d+\]$/.test(x))) return LEAST;
+  return 3;
+}
+
+/** Names of left-out columns, those of one nested object as one (`bands.… (10)`). */
+function hiddenNames(names: string[]): string {
+  const groups = new Map<string, number>();
+  for (const n of names) {
+    const head = n.includes('.') ? `${n.split('.')[0]}.…` : n;
+    groups.set(head, (groups.get(head) ?? 0) + 1);
+  }
+  return [...groups].map(([n, count]) => (count > 1 ? `${n} (${count})` : names.find((x) => x.startsWith(n.replace('…', ''))) ?? n)).join(', ');
+}
+
+/** The columns that fit in `width` and the width of each (text narrowed last), and those left out. */
+function fit(cols: Col[], width: number): { shown: Col[]; widths: number[]; hidden: string[] } {
+  const natural = (c: Col) => Math.max(c.name.length, ...c.cells.map((x) => x.length));
+  // Text with spaces may wrap; single words up to TOKEN_MAX (an instant, a code, an id) are not cut.
+  const least = (c: Col, i: number) =>
+    i === 0 || c.right || (natural(c) <= TOKEN_MAX && !c.cells.some((x) => x.includes(' ')))
+      ? natural(c)
+      : Math.min(natural(c), Math.max(TEXT_MIN, c.name.length));
+  const total = (ws: number[]) => ws.reduce((a, b) => a + b, 0) + 2 * Math.max(0, ws.length - 1);
+  const firstMoney = cols.findIndex((c) => c.money);
+  const kept = cols.map((c, i) => ({ c, i, p: priority(c, i, firstMoney) }));
+  // A table too wide leaves out what says least at once, rather than narrow what says more; then the
+  // rest (of two alike, the wider first, so that more columns stay; then the later) until the narrowest
+  // form of what is left fits.
+  const hidden = new Set<number>(total(cols.map(natural)) > width ? kept.filter((k) => k.p === LEAST).map((k) => k.i) : []);
+  const order = [...kept]
+    .filter((k) => k.i > 0 && !hidden.has(k.i))
+    .sort((a, b) => b.p - a.p || least(b.c, b.i) - least(a.c, a.i) || b.i - a.i);
+  const narrowest = (without: number) => total(kept.filter((x) => !hidden.has(x.i) && x.i !== without).map((x) => least(x.c, x.i)));
+  while (narrowest(-1) > width) {
+    const left = order.filter((k) => !hidden.has(k.i));
+    if (!left.length) break;
+    // When leaving out one column of those that say least is enough, that one (rather than a wider or an earlier one).
+    hidden.add((left.find((k) => k.p === left[0]!.p && narrowest(k.i) <= width) ?? left[0]!).i);
+  }
+  const shown = kept.filter((k) => !hidden.has(k.i));
+  const widths = shown.map((k) => natural(k.c));
+  // Then narrow the widest text column, one character at a time, until the table fits.
+  while (total(widths) > width) {
+    let widest = -1;
+    shown.forEach((k, j) => {
+      if (widths[j]! > least(k.c, k.i) && (widest < 0 || widths[j]! > widths[widest]!)) widest = j;
+    });
+    if (widest < 0) break; // the first column alone is wider: nothing more to do
+    widths[widest]!--;
+  }
+  return { shown: shown.map((k) => k.c), widths, hidden: cols.filter((_, i) => hidden.has(i)).map((c) => c.name) };
 }
 
 /** Midnight-UTC instants (the API's dates) show as the date. */
@@ -107,33 +220,48 @@ class Renderer {
   }
 
   /** Formats a column: money padded to the column's fraction digits and right-aligned, numbers right-aligned. */
-  private column(key: string, raw: Json[]): { cells: string[]; right: boolean } {
+  private column(key: string, raw: Json[]): { cells: string[]; right: boolean; money: boolean } {
     const cells = raw.map(cell);
     if (this.isMoney(key, cells)) {
       // Money with any fraction shows at least two digits (cents).
       const most = Math.max(0, ...cells.filter((c) => DECIMAL.test(c)).map(fractionDigits));
       const digits = most === 0 ? 0 : Math.max(2, most);
-      return { cells: cells.map((c) => padFraction(c, digits)), right: true };
+      return { cells: cells.map((c) => padFraction(c, digits)), right: true, money: true };
     }
-    return { cells, right: this.isNumber(key, raw) };
+    return { cells, right: this.isNumber(key, raw), money: false };
   }
 
   grid(input: Obj[], keyColumn?: { name: string; keys: string[] }): string[] {
     // Objects inside a row become dotted columns (cashToday.amount); arrays of objects show their length.
     const rows = input.map((r) => flatten(r));
-    const keys: string[] = [];
+    let keys: string[] = [];
     for (const r of rows) for (const [k, v] of Object.entries(r)) if (!keys.includes(k) && v !== undefined) keys.push(k);
+    // In the order of the schema's object that has every field of the rows (a stable sort: nested fields stay together).
+    const heads = keys.map((k) => k.split('.')[0]!);
+    const shape = this.opts.shapes?.find((s) => heads.every((h) => s.includes(h)));
+    if (shape) keys = [...keys].sort((a, b) => shape.indexOf(a.split('.')[0]!) - shape.indexOf(b.split('.')[0]!));
     // Columns that are empty in every row carry nothing for a person.
-    const shown = keys.filter((k) => rows.some((r) => r[k] !== null && r[k] !== undefined && r[k] !== ''));
-    const cols = shown.map((k) => ({ name: k, ...this.column(k, rows.map((r) => r[k] ?? null)) }));
-    if (keyColumn) cols.unshift({ name: keyColumn.name, cells: keyColumn.keys, right: false });
-    const widths = cols.map((c) => Math.max(c.name.length, ...c.cells.map((x) => x.length)));
+    const present = keys.filter((k) => rows.some((r) => r[k] !== null && r[k] !== undefined && r[k] !== ''));
+    const all: Col[] = present.map((k) => ({ name: k, ...this.column(k, rows.map((r) => r[k] ?? null)) }));
+    if (keyColumn) all.unshift({ name: keyColumn.name, cells: keyColumn.keys, right: false, money: false });
+    const { shown: cols, widths, hidden } = fit(all, this.opts.width ?? Infinity);
     const line = (parts: string[]) =>
       parts
         .map((p, i) => (cols[i]!.right ? p.padStart(widths[i]!) : p.padEnd(widths[i]!)))
         .join('  ')
         .trimEnd();
-    return [line(cols.map((c) => c.name)), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map((_, r) => line(cols.map((c) => c.cells[r]!)))];
+    // A row whose text is wider than its column takes as many lines as its longest wrapped cell.
+    const row = (parts: string[]) => {
+      const wrapped = parts.map((p, i) => (cols[i]!.right ? [p] : wrap(p, widths[i]!)));
+      const height = Math.max(...wrapped.map((w) => w.length));
+      return Array.from({ length: height }, (_, l) => line(wrapped.map((w) => w[l] ?? '')));
+    };
+    const out = [line(cols.map((c) => c.name)), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.flatMap((_, r) => row(cols.map((c) => c.cells[r]!)))];
+    if (hidden.length) {
+      const note = `(not shown, to fit ${this.opts.width} columns: ${hiddenNames(hidden)}; --format json has every field)`;
+      out.push('', ...wrap(note, this.opts.width!));
+    }
+    return out;
   }
 
   /** Plain fields as `key  value`, money right-aligned among themselves. */
@@ -145,7 +273,12 @@ class Renderer {
       return { k, text: c.cells[0]!, right: c.right };
     });
     const valueWidth = Math.max(0, ...formatted.filter((f) => f.right).map((f) => f.text.length));
-    return formatted.map((f) => `${f.k.padEnd(keyWidth)}  ${f.right ? f.text.padStart(valueWidth) : f.text}`.trimEnd());
+    // Long text wraps under itself (a narrative, a note), beside its key while there is room for it.
+    const room = Math.max(TEXT_MIN * 2, (this.opts.width ?? Infinity) - keyWidth - 2);
+    return formatted.flatMap((f) => {
+      const [first, ...more] = f.right ? [f.text.padStart(valueWidth)] : wrap(f.text, room);
+      return [`${f.k.padEnd(keyWidth)}  ${first}`.trimEnd(), ...more.map((m) => `${' '.repeat(keyWidth + 2)}${m}`)];
+    });
   }
 
   section(obj: Obj, title: string | undefined): string[] {
@@ -213,7 +346,10 @@ export function renderTable(body: unknown, opts: TableOptions = {}): string {
   if (Array.isArray(body)) return `${r.grid(body.filter(isObj)).join('\n')}\n`;
   if (!isObj(body)) return `${cell(body as Json)}\n`;
   const { ledgerAlert: _l, billingAlert: _b, warnings: _w, ...rest } = body;
-  const alerts = alertLines(body);
+  const alerts = alertLines(body).flatMap((a) => {
+    const [first, ...more] = wrap(a, opts.width ?? Infinity);
+    return [first!, ...wrap(more.join(' '), (opts.width ?? Infinity) - 2).filter((m) => m).map((m) => `  ${m}`)];
+  });
   const lines = [...alerts, ...(alerts.length ? [''] : []), ...r.section(rest, undefined)];
   while (lines[0] === '') lines.shift();
   return `${lines.join('\n')}\n`;

@@ -19,7 +19,12 @@ export interface CliIo {
   stdout: (t: string) => void;
   stderr: (t: string) => void;
   env: NodeJS.ProcessEnv;
+  /** The terminal's width, when stdout is one; `--format table` fits it (80 otherwise). */
+  columns?: number | undefined;
 }
+
+/** The width `--format table` fits when stdout is not a terminal (a pipe, a file, a test). */
+export const TABLE_WIDTH = 80;
 
 interface GlobalFlags {
   baseUrl?: string;
@@ -64,9 +69,29 @@ const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.to
 
 const PLACEHOLDER: Record<ParamSpec['kind'], string> = { text: 'value', date: 'date', boolean: '', integer: 'n', enum: 'value' };
 
-/** A flag's help: the first sentence of the parameter's description, with its values or bounds. */
+/**
+ * The first sentence of a description: up to the first full stop followed by a space (or the end) outside
+ * parentheses and quotes, and not of an abbreviation (e.g., i.e.); markdown code marks dropped.
+ */
+export function firstSentence(description: string): string {
+  const text = description.replace(/`([^`]*)`/g, '$1');
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '(') depth++;
+    else if (ch === ')') depth = Math.max(0, depth - 1);
+    else if (ch === "'" && (i === 0 || /[\s(]/.test(text[i - 1]!) || quoted)) quoted = !quoted;
+    else if (ch === '.' && depth === 0 && !quoted && (i === text.length - 1 || /\s/.test(text[i + 1]!)) && !/\b(e\.g|i\.e|etc|vs)$/i.test(text.slice(0, i))) {
+      return text.slice(0, i);
+    }
+  }
+  return text.replace(/\.$/, '');
+}
+
+/** A flag's help: the first sentence of the parameter's description (the server's), with its values or bounds. */
 function flagHelp(p: ParamSpec): string {
-  const first = p.description.split(/(?<=[.;:])\s/)[0]!.replace(/[.;:]$/, '');
+  const first = firstSentence(p.description);
   if (p.kind === 'enum') return `${first} (${p.values!.join(', ')})`;
   if (p.kind === 'integer' && p.maximum !== undefined && !first.includes(String(p.maximum))) return `${first} (${p.minimum}-${p.maximum})`;
   return first;
@@ -106,7 +131,7 @@ export function buildCli(io: CliIo, catalogue: readonly Endpoint[] = ENDPOINTS, 
       // What the service ignored (decisions.md `warnings`): on stderr whatever the format, and kept in the JSON.
       for (const line of warningLines(body)) io.stderr(`${line}\n`);
       if (flags.chart && chart) io.stdout(chart(body));
-      else if (global.format === 'table') io.stdout(renderTable(body, numericFields(e.response)));
+      else if (global.format === 'table') io.stdout(renderTable(body, { ...numericFields(e.response), width: Math.max(40, io.columns ?? TABLE_WIDTH) }));
       else io.stdout(`${JSON.stringify(body, null, 2)}\n`);
     });
   }

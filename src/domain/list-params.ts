@@ -15,6 +15,8 @@ export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 200;
 export const AUTO_PAGINATE_CAP = 5000;
 export const TOTALS_CAP = 100_000;
+/** The longest `q` (search text) a list takes, in characters after trimming. */
+export const SEARCH_MAX_LENGTH = 100;
 
 export const LEDGER_STATUS_VALUES = ['DRAFT', 'SUBMITTED', 'AUTHORISED', 'PAID', 'VOIDED', 'DELETED'] as const;
 export const PURCHASE_ORDER_STATUS_VALUES = ['DRAFT', 'SUBMITTED', 'AUTHORISED', 'BILLED', 'DELETED'] as const;
@@ -62,6 +64,12 @@ export interface ItemFilters {
   dueTo?: string | undefined;
   /** Invoices and bills: only those due before this day (the organisation's today) and still owed (overdue=true). */
   overdueOn?: string | undefined;
+  /**
+   * Search text (`q`, trimmed, 1 to SEARCH_MAX_LENGTH characters): a
+   * case- and accent-insensitive substring of the document's number (and
+   * reference, invoices and bills) or of its contact's name (docs/lists.md#q).
+   */
+  q?: string | undefined;
 }
 
 export interface PagingParams {
@@ -89,5 +97,5 @@ export type ContactSort = (typeof CONTACT_SORTS)[number];
 
 /** The filter object a cursor is bound to (normalised, so equivalent requests agree). */
 export function itemFiltersForCursor(f: ItemFilters): Record<string, unknown> {
-  return { statuses: f.statuses, contactId: f.contactId, dateFrom: f.dateFrom, dateTo: f.dateTo, dueFrom: f.dueFrom, dueTo: f.dueTo, overdueOn: f.overdueOn };
+  return { statuses: f.statuses, contactId: f.contactId, dateFrom: f.dateFrom, dateTo: f.dateTo, dueFrom: f.dueFrom, dueTo: f.dueTo, overdueOn: f.overdueOn, q: f.q };
 }

@@ -3,7 +3,7 @@
  * the engine's inputs with a few set-based queries, learn once, project every
  * scenario (creating BASE, BEST and WORST when missing), record the
  * purchase-order matches as suppressed_reason, and store one snapshot per
- * scenario. `cashline-server recompute` and the workers call it.
+ * scenario with what makes up each of its weeks (its items). `cashline-server recompute` and the workers call it.
  */
 import type { Db } from '../store/db.js';
 import { dateIn } from '../domain/calendar.js';
@@ -39,10 +39,10 @@ export async function recomputeForecast(db: Db, orgId: string, now: Date): Promi
   const calibration = await loadCalibration(db, orgId);
   const threshold = canonical((await cashBuffer(db, orgId)) ?? '0');
   const t1 = performance.now();
-  const { prepared, payloads } = runForecast(input, scenarios, now, { calibration, threshold });
+  const { prepared, payloads, items } = runForecast(input, scenarios, now, { calibration, threshold });
   const t2 = performance.now();
   const suppressionChanged = await saveSuppression(db, orgId, prepared.poReasons);
-  await storeSnapshots(db, orgId, payloads, now);
+  await storeSnapshots(db, orgId, payloads, now, items);
   const t3 = performance.now();
   return {
     orgId,

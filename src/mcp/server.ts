@@ -13,6 +13,12 @@
  * spec 7, and whose structuredContent is `{error: {kind, message,
  * retryAfterSeconds?}}`.
  *
+ * Typed output (MCP 2025-06-18 and later): every tool declares an
+ * outputSchema, the JSON Schema of the endpoint's own zod response schema
+ * (the one the REST answer is checked against), with the error shape as a
+ * second branch; a successful call returns the API's JSON body, checked with
+ * that zod schema, as structuredContent and serialized in a text block.
+ *
  * Transports: stdio (`cashline mcp`; the key from --api-key or
  * CASHLINE_API_KEY) and stateless streamable HTTP (`cashline mcp --http`;
  * each HTTP request carries the caller's own key as `Authorization: Bearer`,
@@ -25,7 +31,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { CliError, getJson, orgOfRequest } from '../client/http.js';
+import { CliError, ERROR_KINDS, getJson, orgOfRequest, type ErrorKind } from '../client/http.js';
 import { ENDPOINTS, ParamError, checkParam, paramsOf, pathOf, toolName, type Endpoint, type ParamSpec } from '../schemas/endpoints.js';
 
 export interface McpConfig {
@@ -42,11 +48,12 @@ export function serverInstructions(catalogue: readonly Endpoint[]): string {
   const has = (name: string) => catalogue.some((e) => toolName(e) === name);
   const groups = [
     ['the day at a glance', ['daily_summary', 'brief']],
-    ['cash now and ahead', ['cash_position', 'forecast', 'scenarios', 'bank_accounts', 'account_balances']],
+    ['cash now and ahead', ['cash_position', 'forecast', 'forecast_items', 'scenarios', 'bank_accounts', 'account_balances']],
     ['receivables', ['receivables_aged', 'invoices', 'credit_notes', 'credit_note']],
     ['payables', ['payables_aged', 'bills', 'purchase_orders', 'purchase_order']],
     ['customers and suppliers', ['contacts', 'contact', 'contacts_summary']],
     ['trends', ['revenue', 'expenses', 'cohorts', 'retention']],
+    ['an advisor\'s clients (partner keys)', ['orgs', 'portfolio']],
   ] as const;
   const map = groups
     .map(([what, names]) => [what, names.filter(has)] as const)
@@ -65,21 +72,26 @@ export function serverInstructions(catalogue: readonly Endpoint[]): string {
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A tool input of the parameter's own type (as the server's schema documents it). */
-function inputFor(p: ParamSpec): z.ZodType {
+function typeOf(p: ParamSpec): z.ZodType {
   switch (p.kind) {
     case 'boolean':
-      return z.boolean().optional().describe(p.description);
+      return z.boolean();
     case 'integer': {
       const n = z.number().int().min(p.minimum ?? Number.MIN_SAFE_INTEGER);
-      return (p.maximum === undefined ? n : n.max(p.maximum)).optional().describe(p.description);
+      return p.maximum === undefined ? n : n.max(p.maximum);
     }
     case 'enum':
-      return z.enum(p.values!).optional().describe(p.description);
+      return z.enum(p.values!);
     case 'date':
-      return z.string().regex(DATE, 'must be YYYY-MM-DD').optional().describe(p.description);
+      return z.string().regex(DATE, 'must be YYYY-MM-DD');
     case 'text':
-      return z.string().min(1).optional().describe(p.description);
+      return z.string().min(1);
   }
+}
+
+/** Optional unless the request needs it and the tool has no default for it. */
+function inputFor(p: ParamSpec, optional: boolean): z.ZodType {
+  return (optional ? typeOf(p).optional() : typeOf(p)).describe(p.description);
 }
 
 /** The zod input schema of an entry's tool. */
@@ -91,7 +103,8 @@ export function toolInputSchema(e: Endpoint): z.ZodObject {
   }
   for (const p of paramsOf(e)) {
     const toolDefault = e.toolDefaults?.[p.name];
-    shape[p.name] = toolDefault === undefined ? inputFor(p) : inputFor(p).describe(`${p.description} This tool's default: ${toolDefault}.`);
+    const input = inputFor(p, !p.required || toolDefault !== undefined);
+    shape[p.name] = toolDefault === undefined ? input : input.describe(`${p.description} This tool's default: ${toolDefault}.`);
   }
   shape.orgId = z
     .string()
@@ -99,6 +112,50 @@ export function toolInputSchema(e: Endpoint): z.ZodObject {
     .optional()
     .describe('Only for partner (advisory) keys: the id of the organisation to read, from the orgs tool. User keys leave it out.');
   return z.strictObject(shape);
+}
+
+/** The structuredContent of an error result (isError), the second branch of every tool's outputSchema. */
+const ToolErrorContent = z
+  .strictObject({
+    error: z.strictObject({
+      kind: z.enum(Object.keys(ERROR_KINDS) as [ErrorKind, ...ErrorKind[]]),
+      message: z.string(),
+      retryAfterSeconds: z.number().min(0).optional(),
+    }),
+  })
+  .describe('An error result (isError: true): the kind of spec 7 and the message.');
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * The JSON Schema of an entry's structured results (the tool's outputSchema):
+ * `anyOf` the endpoint's zod response schema as output (every object closed,
+ * as the REST answers are) and the error shape, under a top-level
+ * `type: 'object'` as MCP requires. Clients of SDK 1.x validate the
+ * structuredContent of error results too, so the error shape is part of the
+ * contract. A response schema that JSON Schema cannot express (a transform, a
+ * Date) or that is not an object throws, naming the entry: a test walks the
+ * whole catalogue.
+ */
+export function toolOutputSchema(e: Endpoint): JsonSchema & { type: 'object' } {
+  let generated: JsonSchema;
+  try {
+    generated = z.toJSONSchema(e.response, { io: 'output' }) as JsonSchema;
+  } catch (err) {
+    throw new Error(`${toolName(e)}: its response schema has no JSON Schema (${(err as Error).message})`);
+  }
+  const { $schema, $defs, ...body } = generated;
+  if (body.type !== 'object') throw new Error(`${toolName(e)}: an MCP outputSchema must be an object, the response schema is ${JSON.stringify(body.type ?? body)}`);
+  const { $schema: _, ...error } = z.toJSONSchema(ToolErrorContent, { io: 'output' }) as JsonSchema;
+  // A recursive response schema refers to its root as '#': the body is now the first branch.
+  const success = JSON.parse(JSON.stringify(body).replaceAll('{"$ref":"#"}', '{"$ref":"#/anyOf/0"}')) as JsonSchema;
+  return {
+    ...($schema ? { $schema } : {}),
+    type: 'object',
+    description: `${e.summary}: the API's JSON answer (first branch) or, on an error result, {error} (second branch).`,
+    anyOf: [success, error],
+    ...($defs ? { $defs } : {}),
+  };
 }
 
 function toolError(err: CliError): CallToolResult {
@@ -142,27 +199,45 @@ export async function callTool(config: McpConfig, e: Endpoint, args: unknown, ap
     let id = input.id as string | undefined;
     if (e.id?.defaultsToOrg && id === undefined) id = await orgOfRequest(opts, 'pass id (or orgId), from the orgs tool');
     const body = await getJson(opts, pathOf(e, id), query);
+    // The declared outputSchema is the contract: an answer outside it (a service of another version) is said so, not passed on.
+    const checked = e.response.safeParse(body);
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      throw new CliError(
+        'server_error',
+        `the service's answer does not match this client's schema of ${toolName(e)} (${issue.path.join('.') || 'body'}: ${issue.message}); the service and cashline may be different versions`,
+      );
+    }
+    const structuredContent = checked.data as Record<string, unknown>;
     const content: CallToolResult['content'] = [];
     const alert = (body as { ledgerAlert?: { severity: string; kind: string; message: string } } | undefined)?.ledgerAlert;
     if (alert)
       content.push({ type: 'text', text: `ledgerAlert (${alert.severity}, ${alert.kind}): ${alert.message} - tell the user about this; the data may be stale.` });
-    content.push({ type: 'text', text: JSON.stringify(body) });
-    return { content };
+    // The same JSON as text, for hosts that show only text (the MCP spec's backwards compatibility).
+    content.push({ type: 'text', text: JSON.stringify(structuredContent) });
+    return { content, structuredContent };
   } catch (err) {
     if (err instanceof CliError) return toolError(err);
     return toolError(new CliError('server_error', (err as Error).message));
   }
 }
 
-/** The tool list (JSON Schema inputs from the zod definitions). */
+const toolLists = new WeakMap<readonly Endpoint[], Tool[]>();
+
+/** The tool list (JSON Schema inputs and outputs from the zod definitions), built once per catalogue. */
 export function toolList(catalogue: readonly Endpoint[]): Tool[] {
-  return catalogue.map((e) => ({
+  const cached = toolLists.get(catalogue);
+  if (cached) return cached;
+  const tools = catalogue.map((e) => ({
     name: toolName(e),
     title: e.summary,
     description: e.description,
     inputSchema: z.toJSONSchema(toolInputSchema(e), { io: 'input' }) as Tool['inputSchema'],
+    outputSchema: toolOutputSchema(e),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }));
+  toolLists.set(catalogue, tools);
+  return tools;
 }
 
 /** An MCP server over the catalogue, calling the API with `apiKey`. */

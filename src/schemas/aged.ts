@@ -14,13 +14,13 @@ const bandFields = {
 
 export const AgedContact = z
   .object({
-    contactId: z.string().nullable(),
+    contactId: z.string().nullable().openapi({ description: 'Ledger contact id (the contacts drill takes it); null for documents without a contact.' }),
     contactName: z.string().openapi({ description: '`Sensitive contact` for a sensitive contact without READ_SENSITIVE; `No contact` for documents without one.' }),
     ...bandFields,
     documents: z.number().int().openapi({ description: 'Open documents (invoices or bills) behind the balance.' }),
     oldestDueDate: DateOnly.nullable().openapi({ description: 'The earliest due date among them.' }),
   })
-  .openapi('AgedContact');
+  .openapi('AgedContact', { description: "A contact's open balance by age." });
 
 const agedFields = {
   asOfDate: DateOnly.openapi({ description: "Today in the organisation's time zone: the day the ages are counted to." }),
@@ -29,7 +29,7 @@ const agedFields = {
   totalCount: z.number().int().openapi({ description: 'Contacts with something open.' }),
   redactedItemCount: z.number().int().openapi({ description: 'Rows of this page whose contact name was rewritten. Amounts are never masked; always 0 with READ_SENSITIVE.' }),
   totals: z
-    .object({ ...bandFields, documents: z.number().int() })
+    .object({ ...bandFields, documents: z.number().int().openapi({ description: 'Open documents behind the totals.' }) })
     .openapi({ description: "Over every contact (not the page). The receivables' totals are the daily summary's `ar` (the same bands, the same documents)." }),
   ...alertFields,
 };

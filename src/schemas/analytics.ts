@@ -72,24 +72,29 @@ export const RetentionQuery = z.object({
 // Summaries (spec 2.8)
 // ---------------------------------------------------------------------------
 
-export const SummaryBucket = z.object({ count: z.number().int(), amount: Money }).openapi('SummaryBucket');
+export const SummaryBucket = z
+  .object({
+    count: z.number().int().openapi({ description: 'Documents in the bucket.' }),
+    amount: Money.openapi({ description: 'Their amount, in the base currency (ex-tax for PAID, gross for the others).' }),
+  })
+  .openapi('SummaryBucket', { description: 'A count of documents and their amount.' });
 
 export const SummaryMonthBucket = z
   .object({
     month: YearMonth.openapi({ description: "Calendar month in the organisation's IANA time zone (not UTC)." }),
-    count: z.number().int(),
+    count: z.number().int().openapi({ description: 'Documents paid that month.' }),
     amount: Money.openapi({ description: 'Ex-tax PAID amount received that month, in the base currency.' }),
   })
-  .openapi('SummaryMonthBucket');
+  .openapi('SummaryMonthBucket', { description: 'One calendar month of the window.' });
 
 export const SummaryTopContact = z
   .object({
     contactId: z.string().openapi({ description: 'Blank when the contact is sensitive and the key lacks READ_SENSITIVE.' }),
     name: z.string().openapi({ description: '`Sensitive contact` in that case.' }),
-    count: z.number().int(),
-    amount: Money.openapi({ description: 'Never masked.' }),
+    count: z.number().int().openapi({ description: 'Documents of the contact counted in amount.' }),
+    amount: Money.openapi({ description: 'The amount the list is ranked by, in the base currency. Never masked.' }),
   })
-  .openapi('SummaryTopContact');
+  .openapi('SummaryTopContact', { description: 'A contact of a top list; amount and count are kept when the name is rewritten.' });
 
 export const SummaryWindow = z
   .object({
@@ -144,12 +149,22 @@ export type ExpensesSummaryResponse = z.infer<typeof ExpensesSummaryResponse>;
 export const ContactsSummaryResponse = z
   .object({
     asOfDate: DateOnly.openapi({ description: 'The date of the nightly baseline these figures come from.' }),
-    currency: z.string(),
+    currency: z.string().openapi({ description: 'The base currency of every amount.' }),
     byType: z
-      .object({ customer: z.number().int(), supplier: z.number().int(), both: z.number().int(), neither: z.number().int() })
+      .object({
+        customer: z.number().int().openapi({ description: 'Contacts that are customers only.' }),
+        supplier: z.number().int().openapi({ description: 'Contacts that are suppliers only.' }),
+        both: z.number().int().openapi({ description: 'Contacts that are customers and suppliers.' }),
+        neither: z.number().int().openapi({ description: 'Contacts that are neither.' }),
+      })
       .openapi({ description: 'Every contact: customer only, supplier only, both, neither. Never masked.' }),
     abcDistribution: z
-      .object({ A: z.number().int(), B: z.number().int(), C: z.number().int(), unclassified: z.number().int() })
+      .object({
+        A: z.number().int().openapi({ description: 'Class A customers: the top ones making about 80% of revenue.' }),
+        B: z.number().int().openapi({ description: 'Class B customers: the next ones, to about 95% of revenue.' }),
+        C: z.number().int().openapi({ description: 'Class C customers: the rest.' }),
+        unclassified: z.number().int().openapi({ description: 'Customers without realised revenue.' }),
+      })
       .openapi({ description: 'Customers per ABC tier; unclassified: customers without realised revenue. Never masked.' }),
     topByRevenue: z.array(SummaryTopContact).openapi({
       description:
@@ -169,28 +184,33 @@ export type ContactsSummaryResponse = z.infer<typeof ContactsSummaryResponse>;
 
 export const CohortKpi = z
   .object({
-    value: z.number(),
+    value: z.number().openapi({
+      description: 'The KPI: a count for newCustomers, a fraction in [0,1] for repeatOrderRate and retention90d, an amount in the base currency for avgRevenuePerCustomer (a JSON number here).',
+    }),
     delta: z.number().nullable().openapi({ description: 'Latest 6 acquisition months against the 6 before; null with no prior base.' }),
     deltaKind: z.enum(['pct', 'rate']).openapi({
       description: 'rate: relative change (0.15 is +15%), for counts and amounts. pct: change of a fraction in fraction units (0.05 is +5 percentage points).',
     }),
   })
-  .openapi('CohortKpi');
+  .openapi('CohortKpi', { description: 'A cohort KPI and its change against the previous 6 months.' });
 
 export const CohortTopEntry = z
   .object({
-    acquisitionMonth: YearMonth,
-    cohortSize: z.number().int(),
+    acquisitionMonth: YearMonth.openapi({ description: "The cohort: the month (YYYY-MM) its customers first bought, in the organisation's time zone." }),
+    cohortSize: z.number().int().openapi({ description: 'Distinct customers first seen that month.' }),
     retention3: z.number().openapi({ description: 'Fraction of the cohort buying in the third month after acquisition (M3).' }),
   })
-  .openapi('CohortTopEntry');
+  .openapi('CohortTopEntry', { description: 'One of the best-retaining cohorts.' });
 
 export const CohortSummaryResponse = z
   .object({
-    asOfDate: DateOnly,
-    currency: z.string(),
+    asOfDate: DateOnly.openapi({ description: "Today in the organisation's time zone." }),
+    currency: z.string().openapi({ description: 'The base currency of avgRevenuePerCustomer.' }),
     window: z
-      .object({ from: z.string(), to: z.string() })
+      .object({
+        from: z.string().openapi({ description: 'YYYY-MM of the first cohort loaded; empty when there is none.' }),
+        to: z.string().openapi({ description: 'YYYY-MM of the last cohort loaded; empty when there is none.' }),
+      })
       .openapi({ description: 'YYYY-MM of the first and last cohorts loaded (up to 24 acquisition months); empty strings when there are no cohorts.' }),
     kpis: z
       .object({ newCustomers: CohortKpi, repeatOrderRate: CohortKpi, avgRevenuePerCustomer: CohortKpi, retention90d: CohortKpi })
@@ -200,7 +220,7 @@ export const CohortSummaryResponse = z
       }),
     topCohorts: z.array(CohortTopEntry).openapi({ description: 'Up to 3 cohorts whose M3 has elapsed, by retention3 (then size, then month).' }),
     redactedItemCount: z.number().int().openapi({ description: 'Always 0: cohorts name no contact.' }),
-    notesForAgent: z.array(AgentNote),
+    notesForAgent: z.array(AgentNote).openapi({ description: 'Notes for the agent about the cohorts; pass them on when relevant.' }),
     ...alertFields,
   })
   .openapi('CohortSummaryResponse');
@@ -208,23 +228,23 @@ export type CohortSummaryResponse = z.infer<typeof CohortSummaryResponse>;
 
 export const CohortRetentionRow = z
   .object({
-    cohort: YearMonth,
-    customers: z.number().int(),
+    cohort: YearMonth.openapi({ description: "The acquisition month (YYYY-MM) of the row's customers." }),
+    customers: z.number().int().openapi({ description: 'Customers in the cohort (first bought that month).' }),
     revenue: Money.openapi({ description: 'Ex-tax revenue of the cohort from acquisition to asOfDate (all elapsed offsets).' }),
     activeNow: z.number().int().openapi({ description: 'Customers of the cohort whose churn state is Active at asOfDate.' }),
     values: z
       .array(z.union([z.number(), z.string(), z.null()]))
       .openapi({ description: 'Aligned to periodLabels: number (retention), integer (customers) or decimal string (revenue); null for months not yet elapsed, distinct from a real 0.' }),
   })
-  .openapi('CohortRetentionRow');
+  .openapi('CohortRetentionRow', { description: 'One acquisition month of the grid.' });
 
 export const CohortRetentionResponse = z
   .object({
-    asOfDate: DateOnly,
-    currency: z.string(),
-    metric: z.enum(['retention', 'customers', 'revenue']),
+    asOfDate: DateOnly.openapi({ description: "Today in the organisation's time zone." }),
+    currency: z.string().openapi({ description: 'The base currency of revenue values.' }),
+    metric: z.enum(['retention', 'customers', 'revenue']).openapi({ description: 'What values hold (the metric parameter).' }),
     periodLabels: z.array(z.string()).openapi({ description: 'M0, M1, …: as many as periods.' }),
-    cohorts: z.array(CohortRetentionRow),
+    cohorts: z.array(CohortRetentionRow).openapi({ description: 'One row per acquisition month, oldest first (up to 24).' }),
     redactedItemCount: z.number().int().openapi({ description: 'Always 0.' }),
     notesForAgent: z.array(AgentNote).openapi({ description: 'Always empty.' }),
     ...alertFields,

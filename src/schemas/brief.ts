@@ -36,23 +36,53 @@ const Slug = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'a slug (lower-case 
 
 export const BriefRef = z
   .discriminatedUnion('kind', [
-    z.object({ kind: z.literal('customer'), key: Slug, displayName: z.string().min(1).max(200) }).strict().openapi('BriefCustomerRef'),
-    z.object({ kind: z.literal('category'), key: Slug, displayName: z.string().min(1).max(200) }).strict().openapi('BriefCategoryRef'),
-    z.object({ kind: z.literal('week'), weekNumber: z.number().int().min(1).max(13) }).strict().openapi('BriefWeekRef'),
+    z
+      .object({
+        kind: z.literal('customer').openapi({ description: 'A customer the section is about.' }),
+        key: Slug.openapi({ description: "A slug of the customer's name." }),
+        displayName: z.string().min(1).max(200).openapi({ description: "The customer's name (`Sensitive contact` without READ_SENSITIVE when sensitive)." }),
+      })
+      .strict()
+      .openapi('BriefCustomerRef', { description: 'A customer the section names.' }),
+    z
+      .object({
+        kind: z.literal('category').openapi({ description: 'An account category the section is about.' }),
+        key: Slug.openapi({ description: "A slug of the account's name." }),
+        displayName: z.string().min(1).max(200).openapi({ description: "The account's name (`Sensitive account` without READ_SENSITIVE when sensitive)." }),
+      })
+      .strict()
+      .openapi('BriefCategoryRef', { description: 'An account category the section names.' }),
+    z
+      .object({
+        kind: z.literal('week').openapi({ description: 'A week of the forecast the section is about.' }),
+        weekNumber: z.number().int().min(1).max(13).openapi({ description: 'The week, 1-indexed in the 13-week window.' }),
+      })
+      .strict()
+      .openapi('BriefWeekRef', { description: 'A forecast week the section names.' }),
   ])
   .openapi('BriefRef', { description: 'customer and category: a slug and a display name; week: 1-indexed in the 13-week window.' });
 export type BriefRef = z.infer<typeof BriefRef>;
 
 export const BriefSection = z
-  .object({ headline: Headline, bodyMarkdown: BodyMarkdown, refs: z.array(BriefRef).max(REFS_MAX) })
+  .object({
+    headline: Headline,
+    bodyMarkdown: BodyMarkdown,
+    refs: z.array(BriefRef).max(REFS_MAX).openapi({ description: 'What the section names: customers, categories, forecast weeks (an empty array is valid).' }),
+  })
   .strict()
-  .openapi('BriefSection');
+  .openapi('BriefSection', { description: 'A section of the brief: a headline, a short body and what it refers to.' });
 export type BriefSection = z.infer<typeof BriefSection>;
 
 export const DailyBriefPayload = z
-  .object({ mainDriver: BriefSection, riskSignal: BriefSection, recommendedAction: BriefSection })
+  .object({
+    mainDriver: BriefSection,
+    riskSignal: BriefSection,
+    recommendedAction: BriefSection,
+  })
   .strict()
-  .openapi('DailyBriefPayload');
+  .openapi('DailyBriefPayload', {
+    description: 'The three sections of the brief: mainDriver (what is driving cash most right now), riskSignal (the main risk to watch), recommendedAction (the one thing to do next).',
+  });
 export type DailyBriefPayload = z.infer<typeof DailyBriefPayload>;
 
 /** Compile-time: what the schema accepts is the domain's payload type (a mismatch fails the type-check). */
@@ -65,8 +95,8 @@ export const DailyBriefResponse = z
   .object({
     orgId: z.string().openapi({ description: 'Echoes the path.' }),
     asOfDate: DateOnly.openapi({ description: 'The UTC business day of the brief.' }),
-    generatedAt: DateTime,
-    generatorTier: GeneratorTier,
+    generatedAt: DateTime.openapi({ description: 'When the brief was generated (once a day, after 06:00 UTC).' }),
+    generatorTier: GeneratorTier.openapi({ description: 'rules (every plan) or llm (paid plans); the shape is the same.' }),
     payload: DailyBriefPayload,
     redactedItemCount: z
       .number()
@@ -75,7 +105,7 @@ export const DailyBriefResponse = z
       .openapi({ description: 'Sensitive contacts and accounts whose names were rewritten (Sensitive contact / Sensitive account) for a key without READ_SENSITIVE; 0 with it.' }),
     ...alertFields,
   })
-  .openapi('DailyBriefResponse');
+  .openapi('DailyBriefResponse', { description: "Today's brief of the organisation." });
 
 export const DailyBriefParams = z.object({
   orgId: OrgId.openapi({ param: { name: 'orgId', in: 'path', required: true }, description: "Must be the key's organisation (partner keys: a linked client organisation)." }),

@@ -35,23 +35,34 @@ export type ErrorCode = z.infer<typeof ErrorCode>;
 
 export const ErrorResponse = z
   .object({
-    error: ErrorCode,
-    message: z.string().optional(),
+    error: ErrorCode.openapi({
+      description:
+        'What went wrong, for programs: unauthorized 401, insufficient_scope and forbidden 403, not_found and no_brief_yet 404, bad_request, invalid_cursor and org_required 400, rate_limited and quota_exhausted 429 (with Retry-After), method_not_allowed 405, internal_error 500, service_unavailable 503.',
+    }),
+    message: z.string().optional().openapi({ description: 'What went wrong, for people; never holds a secret.' }),
     /** For bad_request: the parameter at fault. */
-    parameter: z.string().optional(),
+    parameter: z.string().optional().openapi({ description: 'For bad_request: the parameter whose value was refused.' }),
   })
-  .openapi('ErrorResponse');
+  .openapi('ErrorResponse', { description: 'The one error body: `{error, message}` (and `parameter` for a bad parameter).' });
 export type ErrorResponse = z.infer<typeof ErrorResponse>;
 
-export const Cta = z.object({ label: z.string(), url: z.string() }).openapi('Cta');
+export const Cta = z
+  .object({
+    label: z.string().openapi({ description: 'Text of the button or link to show the user.' }),
+    url: z.string().openapi({ description: 'Where the user can act on the alert (settings, billing).' }),
+  })
+  .openapi('Cta', { description: 'A call to action: what the user can do about an alert.' });
 
 export const BillingAlert = z
   .object({
-    severity: z.enum(['warn', 'critical']),
-    message: z.string(),
+    severity: z.enum(['warn', 'critical']).openapi({ description: 'critical when the subscription is past_due, canceled or trial_ended; warn otherwise.' }),
+    message: z.string().openapi({ description: 'What to tell the user, in plain words.' }),
     cta: Cta,
   })
-  .openapi('BillingAlert');
+  .openapi('BillingAlert', {
+    description:
+      'Present only when a trigger fires: the trial has 5 days or fewer left, quota use is 90% or more, or the subscription is past_due, canceled or trial_ended. Absent means healthy.',
+  });
 export type BillingAlert = z.infer<typeof BillingAlert>;
 
 /** Why a ledgerAlert is raised (docs/sync.md#ledger-alerts). */
@@ -59,14 +70,17 @@ export const LEDGER_ALERT_REASONS = ['not_connected', 'token_expired', 'token_re
 
 export const LedgerAlert = z
   .object({
-    severity: z.enum(['warn', 'critical']),
-    kind: z.enum(['reconnect_required', 'service_issue', 'no_connection']),
+    severity: z.enum(['warn', 'critical']).openapi({ description: 'critical for reconnect_required; warn for service_issue and no_connection.' }),
+    kind: z.enum(['reconnect_required', 'service_issue', 'no_connection']).openapi({
+      description:
+        'reconnect_required: token expired or circuit breaker tripped; the data is stale and will not update. service_issue: the ledger is returning errors and the service retries; data up to 12 hours old. no_connection: no ledger account is connected.',
+    }),
     reason: z.enum(LEDGER_ALERT_REASONS).openapi({
       description:
         'Why the alert is raised (an addition to the spec\'s kind, which keeps its three values): not_connected (no_connection); token_expired, token_revoked, breaker_open (reconnect_required); sync_failing (the last run failed; retrying), never_synced (connected, no sync has completed yet), stale (no error, but the last successful sync is more than 12 hours old) (service_issue).',
     }),
-    message: z.string(),
-    lastSuccessfulSync: DateTime.nullable(),
+    message: z.string().openapi({ description: 'What to tell the user, in plain words.' }),
+    lastSuccessfulSync: DateTime.nullable().openapi({ description: 'When the ledger was last synced successfully; null if never.' }),
     cta: Cta,
   })
   .openapi('LedgerAlert', { description: 'Present when the ledger connection needs attention. Agents should always tell the user.' });
@@ -74,11 +88,13 @@ export type LedgerAlert = z.infer<typeof LedgerAlert>;
 
 export const AgentNote = z
   .object({
-    kind: z.enum(['seasonality', 'trend', 'pipeline', 'ar', 'concentration']),
-    window: z.enum(['this_month', 'next_4w', 'this_quarter']),
-    severity: z.enum(['info', 'warn']),
-    text: z.string(),
-    sourceInsightId: z.string().optional(),
+    kind: z.enum(['seasonality', 'trend', 'pipeline', 'ar', 'concentration']).openapi({
+      description: 'What the note is about: seasonality, a trend, the sales pipeline, receivables (ar) or customer concentration.',
+    }),
+    window: z.enum(['this_month', 'next_4w', 'this_quarter']).openapi({ description: 'The period the note concerns.' }),
+    severity: z.enum(['info', 'warn']).openapi({ description: 'warn: worth raising with the user; info: context.' }),
+    text: z.string().openapi({ description: 'The note, ready to pass on to the user.' }),
+    sourceInsightId: z.string().optional().openapi({ description: 'Set when produced by the insight engine; omitted for fallback-detector notes.' }),
     contact: z
       .object({
         id: z.string().openapi({ description: 'Ledger contact id (the contact tool drills into it).' }),
@@ -87,7 +103,7 @@ export const AgentNote = z
       .optional()
       .openapi({ description: 'The contact the text names (an addition to the spec): present only on notes that name one, such as the driver of the forecast band.' }),
   })
-  .openapi('AgentNote');
+  .openapi('AgentNote', { description: 'A short note for the agent about the figures: pass it on when relevant.' });
 export type AgentNote = z.infer<typeof AgentNote>;
 
 /** The optional alert fields most successful bodies carry (spec 2.1). */
@@ -95,7 +111,7 @@ export const Warning = z
   .object({
     parameter: z.string().openapi({ description: 'The query parameter or header whose value was ignored.' }),
     value: z.string().openapi({ description: 'The value that was ignored (for an unknown parameter, its value).' }),
-    message: z.string(),
+    message: z.string().openapi({ description: 'Why it was ignored, and what the endpoint takes instead.' }),
   })
   .openapi('Warning', { description: 'Something in the request was ignored (decisions.md): the answer is complete, but not for what was asked.' });
 export type Warning = z.infer<typeof Warning>;

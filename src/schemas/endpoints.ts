@@ -34,8 +34,10 @@ import {
   PurchaseOrdersResponse,
 } from './ledger.js';
 import { OrgsResponse } from './orgs.js';
+import { PortfolioQuery, PortfolioResponse } from './portfolio.js';
 import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse, ScenariosResponse } from './forecast.js';
 import { AgedPayablesResponse, AgedReceivablesResponse } from './aged.js';
+import { ForecastItemsQuery, ForecastItemsResponse } from './forecast-items.js';
 import {
   CohortRetentionResponse,
   CohortSummaryResponse,
@@ -69,6 +71,8 @@ export interface ParamSpec {
   name: string;
   kind: 'boolean' | 'integer' | 'enum' | 'date' | 'text';
   description: string;
+  /** The request needs it (the OpenAPI document's `required`). */
+  required?: boolean;
   minimum?: number;
   maximum?: number;
   values?: readonly [string, ...string[]];
@@ -130,6 +134,7 @@ export function endpoint(e: {
 /** What the server's OpenAPI document says of a request's parameters (name to description and schema). */
 export interface ParamDoc {
   description?: string;
+  required?: boolean;
   schema: { type?: string; format?: string; enum?: unknown[]; minimum?: number; maximum?: number; anyOf?: unknown[] };
 }
 const docs = new WeakMap<object, Record<string, ParamDoc>>();
@@ -141,9 +146,9 @@ function requestDocs(request: { query?: AnyQuery; params?: AnyQuery }): Record<s
   const app = new OpenAPIHono();
   app.openAPIRegistry.registerPath({ method: 'get', path: '/p/{id}', request: request as never, responses: { 200: { description: 'OK' } } });
   const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'params', version: '1' } });
-  const parameters = (doc.paths?.['/p/{id}']?.get?.parameters ?? []) as { name: string; description?: string; schema?: ParamDoc['schema'] }[];
+  const parameters = (doc.paths?.['/p/{id}']?.get?.parameters ?? []) as { name: string; description?: string; required?: boolean; schema?: ParamDoc['schema'] }[];
   const out: Record<string, ParamDoc> = {};
-  for (const p of parameters) out[p.name] = { ...(p.description ? { description: p.description } : {}), schema: p.schema ?? {} };
+  for (const p of parameters) out[p.name] = { ...(p.description ? { description: p.description } : {}), ...(p.required ? { required: true } : {}), schema: p.schema ?? {} };
   docs.set(key, out);
   return out;
 }
@@ -181,6 +186,20 @@ export const ENDPOINTS: readonly Endpoint[] = [
       'The organisations this key can read (id, name, slug) and whether it is a USER or PARTNER key. A partner (advisory) key must pass one of these ids as orgId to every other tool.',
   }),
   endpoint({
+    name: 'portfolio',
+    path: '/api/agent/portfolio',
+    query: PortfolioQuery,
+    response: PortfolioResponse,
+    summary: "partner keys: every client ranked by cash risk (one credit per client)",
+    description:
+      'Partner (advisory) keys only, no orgId needed: one row per client organisation of the practice, most at risk first, with cash today, the lowest closing cash of its 13-week forecast and that week, the shortfall probability, overdue receivables and its ledgerAlert. ' +
+      'Use for "across all my clients, who is at risk of running out of cash" or "which clients need attention", then drill into one with orgId on forecast, cash-position or receivables-aged (same figures). ' +
+      'Order: shortfallProbability highest first, then headroom (lowest closing cash minus the shortfall threshold) lowest first, then overdue receivables largest first; clients without a forecast yet last. ' +
+      'Amounts are canonical decimal strings in each row\'s own currency: never add rows of different currencies. Tell the user about any row\'s ledgerAlert (that client\'s data may be stale). ' +
+      'Paging: pass nextCursor back as cursor until it is null. ' +
+      'Cost: one query credit per client in the page (charged says how many; use limit to read fewer), from each client\'s own allowance; when a client\'s credits are used up the page stops before it (stoppedEarly says which and when to retry), and quota_exhausted when not even the first fits. A user key gets forbidden.',
+  }),
+  endpoint({
     name: 'bank-accounts',
     path: '/api/agent/bank-accounts',
     query: null,
@@ -202,7 +221,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     query: InvoiceListQuery,
     response: InvoicesResponse,
     summary: 'receivable invoices (money owed to the business)',
-    description: `Sales invoices (receivables), newest first, filterable by ledger status (AUTHORISED = unpaid, PAID, DRAFT, ...), contactId and issue-date range; lines=true adds line items. Use for who owes money, overdue or recent sales; credit notes are a separate tool. ${PAGING} ${COMMON}`,
+    description: `Sales invoices (receivables), newest first, filterable by ledger status (AUTHORISED = unpaid, PAID, DRAFT, ...), contactId and issue-date range; q finds an invoice by (part of) its number, reference or customer name, ignoring case and accents; lines=true adds line items. Use for who owes money, overdue or recent sales, or to look up one invoice; credit notes are a separate tool. ${PAGING} ${COMMON}`,
   }),
   endpoint({
     name: 'bills',
@@ -210,7 +229,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     query: InvoiceListQuery,
     response: BillsResponse,
     summary: 'payable bills (money the business owes)',
-    description: `Supplier bills (payables), newest first, with the same filters as invoices. Use for what the business owes and to whom. ${PAGING} ${COMMON}`,
+    description: `Supplier bills (payables), newest first, with the same filters as invoices (q finds a bill by number, reference or supplier name). Use for what the business owes and to whom. ${PAGING} ${COMMON}`,
   }),
   endpoint({
     name: 'credit-notes',
@@ -218,7 +237,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     query: CreditNoteListQuery,
     response: CreditNotesResponse,
     summary: 'receivable credit notes',
-    description: `Credit notes given to customers, with remaining and allocated credit; same filters as invoices. A customer with no open invoice may still hold credit here. ${PAGING} ${COMMON}`,
+    description: `Credit notes given to customers, with remaining and allocated credit; same filters as invoices (q: credit-note number or customer name). A customer with no open invoice may still hold credit here. ${PAGING} ${COMMON}`,
   }),
   endpoint({
     name: 'credit-note',
@@ -235,7 +254,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     query: PurchaseOrderListQuery,
     response: PurchaseOrdersResponse,
     summary: 'purchase orders (status matches verbatim)',
-    description: `Purchase orders to suppliers (DRAFT, SUBMITTED, AUTHORISED, BILLED, DELETED; status filter matches verbatim). suppressedReason non-null means the order is matched to a bill and left out of the forecast. ${PAGING} ${COMMON}`,
+    description: `Purchase orders to suppliers (DRAFT, SUBMITTED, AUTHORISED, BILLED, DELETED; status filter matches verbatim); q finds an order by number or supplier name. suppressedReason non-null means the order is matched to a bill and left out of the forecast. ${PAGING} ${COMMON}`,
   }),
   endpoint({
     name: 'purchase-order',
@@ -252,7 +271,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     query: ContactListQuery,
     response: ContactsListResponse,
     summary: 'customers and suppliers',
-    description: `Contacts (customers and suppliers) with lifetime value; type filters customers or suppliers; sort=revenue_desc ranks the page by lifetime value. Use to find a contact's id, then the contact tool for detail. totals=true gives counts by type. ${PAGING} ${COMMON}`,
+    description: `Contacts (customers and suppliers) with lifetime value; q finds contacts by (part of) their name or email, ignoring case and accents; type filters customers or suppliers; sort=revenue_desc ranks the page by lifetime value. Use to find a contact's id by name, then the contact tool for detail. totals=true gives counts by type. ${PAGING} ${COMMON}`,
   }),
   endpoint({
     name: 'contact',
@@ -273,6 +292,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
     summary: '13-week rolling cash forecast (--chart draws it)',
     description: `The 13-week rolling cash forecast of a scenario (default BASE; scenarioId picks another; weeks returns fewer weeks): per week opening, inflow, outflow, net and closing cash; endingCash, minClosingCash and its week (minClosingCashWeekIndex, 0-based) answer runway questions. Each week's bands give P10/P50/P90 of inflow, outflow and closing (8 futures in 10 inside P10-P90); shortfallProbability per week and shortfall.probability over the 13 weeks answer "how likely are we to run out of cash" (calibration says how well the bands held on this business's own history; null: not yet calibrated). Use for "will we run out of cash" or "what does next quarter look like". Pass notesForAgent on when relevant. This tool answers with detail=summary unless told detail=full (the item ids of every week, large). ${COMMON}`,
     toolDefaults: { detail: 'summary' },
+  }),
+  endpoint({
+    name: 'forecast-items', path: '/api/agent/forecast/items', query: ForecastItemsQuery, response: ForecastItemsResponse,
+    summary: 'what makes up one week of the forecast, item by item (--week N, 0-based)',
+    description: `What makes up one week of the forecast (week is required: the 0-based index of the forecast tool's weeks, 0 = this week, 12 = the last; minClosingCashWeekIndex is one), from the same stored forecast the forecast tool reads (scenarioId as there, default BASE): each invoice, bill, scheduled document, recurring flow, predicted sale, run-rate, purchase order and manual line, with its direction (in/out), amount, contact, document id (null for statistical items), expected date, probability and why it lands that week (reasonCode, and reason in words: 'due 2026-12-01; the customer pays a median 23 days late', 'overdue 40 days: conditional delay'). A week's items in add up exactly to its inflow, its items out to its outflow. Largest amount first; kind=invoice (bill, predicted, ...) keeps one kind. Use for "what makes up week 9", "which invoices are expected next week", "why is week 5 so low", or to explain a forecast figure. ${PAGING} ${COMMON}`,
   }),
   endpoint({
     name: 'receivables-aged', path: '/api/agent/receivables/aged', query: AgedQuery, response: AgedReceivablesResponse,
@@ -349,6 +373,7 @@ export function paramsOf(e: Endpoint): ParamSpec[] {
       name,
       kind,
       description: d?.description ?? name,
+      ...(d?.required ? { required: true } : {}),
       ...(s.minimum !== undefined ? { minimum: s.minimum } : {}),
       ...(s.maximum !== undefined ? { maximum: s.maximum } : {}),
       ...(s.enum ? { values: s.enum.map(String) as [string, ...string[]] } : {}),

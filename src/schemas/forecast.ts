@@ -53,12 +53,14 @@ export const ForecastQuery = z.object({
 
 export const CashPositionAccount = z
   .object({
-    id: z.string(),
+    id: z.string().openapi({ description: 'Ledger bank account id (as on bank-accounts).' }),
     name: z.string().openapi({ description: '`Sensitive account` for a sensitive account without READ_SENSITIVE.' }),
-    currency: z.string(),
-    reconciledBalance: Money,
-    statementBalance: Money,
-    balanceSource: z.enum(['STATEMENT', 'RECONCILED']),
+    currency: z.string().openapi({ description: '3-letter ISO currency code of the account.' }),
+    reconciledBalance: Money.openapi({ description: "The ledger's balance of reconciled transactions (the same value as on bank-accounts)." }),
+    statementBalance: Money.openapi({
+      description: "The bank statement's balance when a feed statement is known, else reconciled plus unreconciled bank transactions (the same value as on bank-accounts).",
+    }),
+    balanceSource: z.enum(['STATEMENT', 'RECONCILED']).openapi({ description: 'Which balance the forecast uses for this account.' }),
     effectiveBalance: Money.openapi({
       description:
         'What this account contributes to effectiveStartingCash without an override: its statementBalance (the feed statement with balanceSource STATEMENT, else the reconciled balance plus its unreconciled movements dated up to asOfDate).',
@@ -67,11 +69,11 @@ export const CashPositionAccount = z
       description: 'Which balance the forecast starts this account from, why, and by how much it differs from the reconciled balance. Absent on snapshots computed before it existed.',
     }),
   })
-  .openapi('CashPositionAccount');
+  .openapi('CashPositionAccount', { description: "A bank account's part of the cash position." });
 
 export const CashPositionResponse = z
   .object({
-    asOfDate: DateOnly,
+    asOfDate: DateOnly.openapi({ description: "The day of the position: today in the organisation's time zone." }),
     startingCash: Money.openapi({ description: 'Effective opening cash (after operator override and auto-adjustment); equals effectiveStartingCash.' }),
     source: z.enum(['manual', 'ledger_reconciled']).openapi({ description: 'manual when the operator has set an opening-cash override.' }),
     ledgerReconciledTotal: Money.openapi({
@@ -84,11 +86,11 @@ export const CashPositionResponse = z
     adjustment: Money.openapi({
       description: 'effectiveStartingCash minus its base (the override amount with source manual, else ledgerReconciledTotal).',
     }),
-    currency: z.string().optional(),
+    currency: z.string().optional().openapi({ description: "The organisation's base currency, in which the totals are given." }),
     computedAt: DateTime.optional().openapi({ description: 'When the forecast snapshot this position comes from was computed; absent when computed at read time.' }),
-    accounts: z.array(CashPositionAccount),
+    accounts: z.array(CashPositionAccount).openapi({ description: 'Per-account breakdown.' }),
     redactedItemCount: z.number().int().openapi({ description: 'accounts rows whose name was rewritten. Always 0 with READ_SENSITIVE.' }),
-    notesForAgent: z.array(AgentNote).optional(),
+    notesForAgent: z.array(AgentNote).optional().openapi({ description: 'Notes for the agent about the cash position (drift, stale balances); pass them on when relevant.' }),
     ...alertFields,
   })
   .openapi('CashPositionResponse');
@@ -101,11 +103,11 @@ export type CashPositionResponse = z.infer<typeof CashPositionResponse>;
 export const ForecastCategory = z
   .object({
     name: z.string().openapi({ description: '`Sensitive account` for a sensitive account without READ_SENSITIVE.' }),
-    code: z.string().nullable(),
-    inflow: Money,
-    outflow: Money,
+    code: z.string().nullable().openapi({ description: "The account's code; null when it has none." }),
+    inflow: Money.openapi({ description: 'Money expected in on this account in the week.' }),
+    outflow: Money.openapi({ description: 'Money expected out on this account in the week.' }),
   })
-  .openapi('ForecastCategory');
+  .openapi('ForecastCategory', { description: "An account's part of a forecast week." });
 
 export const ForecastBand = z
   .object({
@@ -151,23 +153,23 @@ export const Calibration = z
 export const ForecastWeek = z
   .object({
     weekStart: DateOnly.openapi({ description: "A Monday; week 1 holds today in the organisation's time zone." }),
-    weekEnd: DateOnly,
-    opening: Money,
-    inflow: Money,
+    weekEnd: DateOnly.openapi({ description: 'The Sunday ending the week.' }),
+    opening: Money.openapi({ description: "Cash at the start of the week: startingCash for week 1, else the previous week's closing." }),
+    inflow: Money.openapi({ description: 'Money expected in during the week (the expected value over the forecast items).' }),
     guaranteedInflow: Money.optional().openapi({
       description: 'Subset of inflow from guaranteed sources (receivables, recurring, manual, pipeline). Absent on engineVersion=1 snapshots.',
     }),
     forecastInflow: Money.optional().openapi({
       description: 'Subset of inflow from statistical items only (predicted repeat purchases from the hazard model). engineVersion=1 snapshots read as 0.',
     }),
-    outflow: Money,
-    net: Money,
+    outflow: Money.openapi({ description: 'Money expected out during the week.' }),
+    net: Money.openapi({ description: 'inflow - outflow.' }),
     closing: Money.openapi({ description: 'opening + inflow - outflow, exactly.' }),
     itemIds: z.array(z.string()).optional().openapi({ description: 'The ids of the documents and series in the week. Always present with detail=full (the default); left out with detail=summary.' }),
-    overdueItemIds: z.array(z.string()).optional(),
-    probabilityWeighted: z.boolean().optional(),
+    overdueItemIds: z.array(z.string()).optional().openapi({ description: 'The ids of the documents already past due, counted in the week (past-due amounts land in week 1). Left out with detail=summary.' }),
+    probabilityWeighted: z.boolean().optional().openapi({ description: "True when some amount of the week is weighted by a probability (an expected value, such as a predicted repeat purchase)." }),
     categories: z
-      .object({ accounts: z.record(z.string(), ForecastCategory) })
+      .object({ accounts: z.record(z.string(), ForecastCategory).openapi({ description: 'Keyed by ledger account id.' }) })
       .optional()
       .openapi({ description: 'Per-account inflow and outflow of the week, keyed by account id; names subject to rewriting.' }),
     bands: WeekBands.optional().openapi({ description: 'P10/P50/P90 of inflow, outflow and closing cash. Absent on snapshots before engineVersion 3.' }),
@@ -175,29 +177,31 @@ export const ForecastWeek = z
       description: 'Probability that closing cash is below the shortfall threshold this week. Absent on snapshots before engineVersion 3.',
     }),
   })
-  .openapi('ForecastWeek');
+  .openapi('ForecastWeek', { description: 'One week of the forecast, Monday to Sunday.' });
 
 export const ForecastResponse = z
   .object({
-    scenarioId: z.string(),
-    scenarioName: z.string().optional(),
-    scenarioKind: z.enum(['BASE', 'BEST', 'WORST', 'CUSTOM']).optional(),
-    engineVersion: z.number().int().optional(),
-    computedAt: DateTime,
-    asOfDate: DateOnly.optional(),
-    currency: z.string().optional(),
-    weeks: z.array(ForecastWeek),
-    startingCash: Money,
-    endingCash: Money,
-    minClosingCash: Money.optional(),
+    scenarioId: z.string().openapi({ description: 'The scenario forecast (the scenarioId parameter; base by default).' }),
+    scenarioName: z.string().optional().openapi({ description: "The scenario's name." }),
+    scenarioKind: z.enum(['BASE', 'BEST', 'WORST', 'CUSTOM']).optional().openapi({ description: 'BASE, BEST and WORST are built in; operators add CUSTOM ones.' }),
+    engineVersion: z.number().int().optional().openapi({
+      description: 'The forecast engine version of the snapshot: 1 lacks guaranteedInflow and forecastInflow; bands, shortfall and calibration come with 3.',
+    }),
+    computedAt: DateTime.openapi({ description: 'When the forecast snapshot was computed (nightly, and after each ledger sync).' }),
+    asOfDate: DateOnly.optional().openapi({ description: "The day the forecast starts: today in the organisation's time zone when it was computed." }),
+    currency: z.string().optional().openapi({ description: "The organisation's base currency, in which every amount is given." }),
+    weeks: z.array(ForecastWeek).openapi({ description: 'The rolling forecast, week 1 first: 13 weeks, or as many as the weeks parameter asks.' }),
+    startingCash: Money.openapi({ description: "Cash the forecast starts from: the cash position's effectiveStartingCash." }),
+    endingCash: Money.openapi({ description: 'Closing cash of the last returned week.' }),
+    minClosingCash: Money.optional().openapi({ description: 'The lowest closing cash over the returned weeks (see minClosingCashWeekIndex).' }),
     minClosingCashWeekIndex: z.number().int().optional().openapi({ description: '0-based index into weeks.' }),
-    totalInflow: Money.optional(),
-    totalOutflow: Money.optional(),
+    totalInflow: Money.optional().openapi({ description: 'Sum of inflow over the returned weeks.' }),
+    totalOutflow: Money.optional().openapi({ description: 'Sum of outflow over the returned weeks.' }),
     redactedItemCount: z.number().int().openapi({
       description:
         'Sum across all weeks of (week, account) pairs whose account name was rewritten to `Sensitive account` inside weeks[].categories.accounts[id].name. Always 0 with READ_SENSITIVE. Amounts are never masked.',
     }),
-    notesForAgent: z.array(AgentNote).optional(),
+    notesForAgent: z.array(AgentNote).optional().openapi({ description: 'Notes for the agent about the forecast (seasonality, trends, concentration, uncertainty); pass them on when relevant.' }),
     shortfall: Shortfall.optional().openapi({ description: 'Absent on snapshots before engineVersion 3.' }),
     calibration: Calibration.nullable().optional().openapi({
       description: "This organisation's measured calibration of the bands; null when its history is too short to calibrate (the bands are then marked calibrated: false). Absent before engineVersion 3.",
@@ -214,29 +218,38 @@ export type ForecastResponse = z.infer<typeof ForecastResponse>;
 export const ScenarioItem = z
   .object({
     id: z.string().openapi({ description: "The forecast's scenarioId." }),
-    name: z.string(),
-    kind: z.enum(['BASE', 'BEST', 'WORST', 'CUSTOM']),
+    name: z.string().openapi({ description: "The scenario's name." }),
+    kind: z.enum(['BASE', 'BEST', 'WORST', 'CUSTOM']).openapi({ description: 'BASE, BEST and WORST are built in; operators add CUSTOM ones.' }),
     adjustments: z
       .object({
         inflowFactor: z.string().optional().openapi({ description: 'Multiplies every inflow (a decimal).' }),
         outflowFactor: z.string().optional().openapi({ description: 'Multiplies every outflow (a decimal).' }),
         paymentDelayShiftDays: z.number().int().optional().openapi({ description: "Days added to every customer's payment delay (negative: earlier)." }),
         excludedItemIds: z.array(z.string()).optional().openapi({ description: 'Documents, orders, manual lines or series left out.' }),
-        manualItems: z.array(z.object({ id: z.string(), date: DateOnly, amount: Money, description: z.string().optional() })).optional().openapi({ description: 'Extra manual lines of this scenario only (signed: positive in).' }),
+        manualItems: z
+          .array(
+            z.object({
+              id: z.string().openapi({ description: 'Id of the manual line.' }),
+              date: DateOnly.openapi({ description: 'The day the money moves.' }),
+              amount: Money.openapi({ description: 'Signed: positive in, negative out.' }),
+              description: z.string().optional().openapi({ description: "The operator's note of what the line is." }),
+            }),
+          )
+          .optional().openapi({ description: 'Extra manual lines of this scenario only (signed: positive in).' }),
       })
       .openapi({ description: 'What the scenario changes against the plain forecast (docs/forecast.md#scenarios); BASE changes nothing.' }),
     latestForecast: z
       .object({
-        computedAt: DateTime,
-        asOfDate: DateOnly,
-        endingCash: Money,
-        minClosingCash: Money,
+        computedAt: DateTime.openapi({ description: 'When that forecast was computed.' }),
+        asOfDate: DateOnly.openapi({ description: 'The day that forecast starts.' }),
+        endingCash: Money.openapi({ description: 'Closing cash of its week 13.' }),
+        minClosingCash: Money.openapi({ description: 'Its lowest closing cash over the 13 weeks.' }),
         shortfallProbability: z.number().nullable().openapi({ description: 'shortfall.probability of that forecast; null before engineVersion 3.' }),
       })
       .nullable()
       .openapi({ description: "The headline of the scenario's latest forecast (GET /forecast?scenarioId= for the weeks); null before its first recompute." }),
   })
-  .openapi('ScenarioItem');
+  .openapi('ScenarioItem', { description: 'A forecast scenario and the headline of its latest forecast.' });
 
 export const ScenariosResponse = z
   .object({
@@ -257,28 +270,33 @@ export const DailySummaryContactEvent = z
   })
   .openapi('DailySummaryContactEvent');
 
-const SummaryBucket = z.object({ count: z.number().int(), amount: Money }).openapi('SummaryBucket');
+const SummaryBucket = z
+  .object({
+    count: z.number().int().openapi({ description: 'Documents in the bucket.' }),
+    amount: Money.openapi({ description: 'Their amount, in the base currency (ex-tax for PAID, gross for the others).' }),
+  })
+  .openapi('SummaryBucket', { description: 'A count of documents and their amount.' });
 
 export const DailySummaryResponse = z
   .object({
-    orgName: z.string(),
-    generatedAt: DateTime,
-    asOfDate: DateOnly,
+    orgName: z.string().openapi({ description: "The organisation's name." }),
+    generatedAt: DateTime.openapi({ description: 'When this answer was put together.' }),
+    asOfDate: DateOnly.openapi({ description: "Today in the organisation's time zone." }),
     cashToday: z
       .object({
         amount: Money.openapi({ description: 'effectiveStartingCash as of today (spec 2.2).' }),
-        currency: z.string(),
-        source: z.enum(['manual', 'ledger_reconciled']),
+        currency: z.string().openapi({ description: "The organisation's base currency." }),
+        source: z.enum(['manual', 'ledger_reconciled']).openapi({ description: 'manual when the operator has set an opening-cash override.' }),
       })
       .openapi({ description: 'Current cash position.' }),
     bankAccounts: z.number().int().openapi({ description: 'Count of active bank accounts.' }),
     last7d: z
       .object({
-        inflow: Money,
-        outflow: Money,
-        net: Money,
-        topInflows: z.array(DailySummaryContactEvent).max(5),
-        topOutflows: z.array(DailySummaryContactEvent).max(5),
+        inflow: Money.openapi({ description: 'Money received in the 7 days.' }),
+        outflow: Money.openapi({ description: 'Money paid out in the 7 days.' }),
+        net: Money.openapi({ description: 'inflow - outflow.' }),
+        topInflows: z.array(DailySummaryContactEvent).max(5).openapi({ description: 'The 5 largest receipts, largest first.' }),
+        topOutflows: z.array(DailySummaryContactEvent).max(5).openapi({ description: 'The 5 largest payments, largest first.' }),
       })
       .openapi({ description: 'The 7 days ending today: money in, out, net, and the 5 largest movements each way by the day the money moved.' }),
     ar: z
@@ -304,9 +322,9 @@ export const DailySummaryResponse = z
       }),
     forecast13w: z
       .object({
-        endingCash: Money.nullable(),
-        lowestClosingCash: Money.nullable(),
-        lowestWeekStart: DateOnly.nullable(),
+        endingCash: Money.nullable().openapi({ description: 'Closing cash of week 13.' }),
+        lowestClosingCash: Money.nullable().openapi({ description: 'The lowest closing cash over the 13 weeks.' }),
+        lowestWeekStart: DateOnly.nullable().openapi({ description: 'The Monday of the week with that lowest closing cash.' }),
         breakEvenDate: DateOnly.nullable().openapi({
           description:
             'When cash is back at zero or above after its lowest point: the end of the first week after the lowest point (today\'s cash, then each week\'s closing cash; the last such point on a tie) whose closing cash is at or above zero. Null when cash never goes below zero, and null when it does not recover inside the window. All fields null before the first forecast is computed.',
@@ -316,11 +334,11 @@ export const DailySummaryResponse = z
         }),
       })
       .openapi({ description: "From the latest BASE forecast snapshot." }),
-    anomalies: z.object({ pending: z.number().int() }).openapi({
+    anomalies: z.object({ pending: z.number().int().openapi({ description: 'How many.' }) }).openapi({
       description: 'Pending anomalies: unusually large movements of the last 7 days (docs/forecast.md#daily-summary).',
     }),
     narrative: z.string().openapi({ description: 'Deterministic 2 to 4 sentence prose.' }),
-    notesForAgent: z.array(AgentNote).optional(),
+    notesForAgent: z.array(AgentNote).optional().openapi({ description: 'Notes for the agent; pass them on when relevant.' }),
     redactedItemCount: z.number().int().openapi({ description: 'topInflows and topOutflows rows renamed. Totals are never masked.' }),
     ...alertFields,
   })

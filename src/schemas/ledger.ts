@@ -24,7 +24,10 @@ const opt = <T extends z.ZodTypeAny>(t: T) => t.nullable().optional();
 // ---------------------------------------------------------------------------
 
 export const ListTotalsBucket = z
-  .object({ count: z.number().int(), amount: Money })
+  .object({
+    count: z.number().int().openapi({ description: 'Documents in the bucket.' }),
+    amount: Money.openapi({ description: "Their total, in the set's currency; '0' when empty." }),
+  })
   .openapi('ListTotalsBucket', { description: "count and amount; amount is '0' when empty." });
 export type ListTotalsBucket = z.infer<typeof ListTotalsBucket>;
 
@@ -54,10 +57,10 @@ export const InvoiceBillTotals = z
       .openapi({ description: 'Only with mixedCurrency true: a bucket per currency, each in its own currency (amounts of different currencies are never added).' }),
     convertedTotal: z
       .object({
-        currency: z.string(),
-        count: z.number().int(),
-        amount: Money,
-        converted: z.literal(true),
+        currency: z.string().openapi({ description: "The organisation's base currency, in which amount is given." }),
+        count: z.number().int().openapi({ description: 'Documents converted and summed.' }),
+        amount: Money.openapi({ description: 'Their total in the base currency, each converted with its own currency rate.' }),
+        converted: z.literal(true).openapi({ description: 'Always true: a converted figure, not one of any ledger document.' }),
         unconvertedCount: z.number().int().openapi({
           description: 'Foreign-currency documents of the set without a currency rate: they cannot be converted, so they are left out of amount and count (0 when every document was converted).',
         }),
@@ -98,12 +101,12 @@ const pageFields = {
 
 export const InvoiceLine = z
   .object({
-    id: z.string(),
-    lineNumber: z.number().int(),
-    accountCode: opt(z.string()),
+    id: z.string().openapi({ description: 'Line id.' }),
+    lineNumber: z.number().int().openapi({ description: 'Position of the line on the document, from 1.' }),
+    accountCode: opt(z.string()).openapi({ description: "The line account's code; null when unknown." }),
     accountName: z.string().openapi({ description: "The line account's name; empty when the line has no known account." }),
     lineAmount: Money.openapi({ description: 'Ex-tax line amount after discount.' }),
-    taxAmount: Money,
+    taxAmount: Money.openapi({ description: 'Tax on the line.' }),
     quantity: opt(Money).openapi({ description: 'Null means unknown, not zero.' }),
     unitAmount: opt(Money).openapi({ description: 'Per-unit list price ex-tax, pre-discount. Null means unknown.' }),
     discountRate: opt(Money).openapi({ description: 'Fraction 0 to 1. Sales invoices only; always null on bills.' }),
@@ -111,19 +114,19 @@ export const InvoiceLine = z
     lineSubtotal: opt(Money).openapi({
       description: 'quantity x unitAmount before discount (exact); null when either is null; always null on bills.',
     }),
-    taxType: opt(z.string()),
-    currency: z.string(),
-    lineDescription: opt(z.string()),
+    taxType: opt(z.string()).openapi({ description: "The ledger's tax type of the line (e.g. OUTPUT, INPUT, EXEMPTOUTPUT); null when unknown." }),
+    currency: z.string().openapi({ description: '3-letter ISO currency code of the document.' }),
+    lineDescription: opt(z.string()).openapi({ description: "The line's text; null when empty." }),
   })
-  .openapi('InvoiceLine');
+  .openapi('InvoiceLine', { description: 'A line of an invoice or bill (present with lines=true).' });
 export type InvoiceLine = z.infer<typeof InvoiceLine>;
 
 export const Invoice = z
   .object({
-    id: z.string(),
-    externalId: opt(z.string()),
-    invoiceNumber: opt(z.string()),
-    reference: opt(z.string()),
+    id: z.string().openapi({ description: "The service's id of the document." }),
+    externalId: opt(z.string()).openapi({ description: 'Ledger invoice GUID (Xero InvoiceID).' }),
+    invoiceNumber: opt(z.string()).openapi({ description: 'The document number (e.g. INV-0042); null when the ledger has none.' }),
+    reference: opt(z.string()).openapi({ description: 'Free-form reference (a customer PO number, for example); null when empty.' }),
     amount: Money.openapi({ description: 'The total, tax-inclusive (gross).' }),
     amountPaid: Money.openapi({ description: "Paid so far (Xero's AmountPaid), in the document's currency." }),
     amountCredited: Money.openapi({
@@ -132,14 +135,14 @@ export const Invoice = z
     amountDue: Money.openapi({
       description: "Still owed (Xero's AmountDue): amount - amountPaid - amountCredited, in the document's currency; 0 once PAID. AR and AP totals elsewhere are sums of it.",
     }),
-    currency: z.string(),
+    currency: z.string().openapi({ description: '3-letter ISO currency code of the document.' }),
     expectedDate: DateTime.openapi({ description: 'Due date (the issue date when there is none), midnight UTC.' }),
     actualDate: opt(DateTime).openapi({ description: 'Paid date, when fully paid.' }),
-    issueDate: opt(DateTime),
-    status: CashStatus,
-    ledgerStatus: LedgerStatus,
-    contactId: opt(z.string()),
-    contactName: opt(z.string()),
+    issueDate: opt(DateTime).openapi({ description: 'Issue date, midnight UTC; null when the ledger has none.' }),
+    status: CashStatus.openapi({ description: 'Internal cash-flow label, for diagnostics: FORECAST (still expected), ACTUAL (paid), CANCELLED (voided or deleted). Filter by ledgerStatus.' }),
+    ledgerStatus: LedgerStatus.openapi({ description: 'The ledger status: DRAFT, SUBMITTED, AUTHORISED (approved, not fully paid), PAID, VOIDED or DELETED.' }),
+    contactId: opt(z.string()).openapi({ description: 'Ledger contact id of the customer (invoices) or supplier (bills); the contacts drill takes it.' }),
+    contactName: opt(z.string()).openapi({ description: "The contact's name." }),
     category: opt(z.string()).openapi({
       description:
         "The account of the document's largest line (by absolute line amount; the first such line on a tie): its display name, `Sensitive account` for a sensitive account without READ_SENSITIVE; null without lines.",
@@ -147,16 +150,16 @@ export const Invoice = z
     categorySlug: opt(z.string()).openapi({ description: 'The same account as a slug (lower-case letters, digits, hyphens; `sensitive-account` when redacted); null without lines.' }),
     lines: z.array(InvoiceLine).optional().openapi({ description: 'Present only when lines=true was requested.' }),
   })
-  .openapi('Invoice');
+  .openapi('Invoice', { description: 'A receivable invoice (/invoices) or payable bill (/bills).' });
 export type Invoice = z.infer<typeof Invoice>;
 
 export const InvoicesResponse = z
-  .object({ invoices: z.array(Invoice), ...pageFields, totals: InvoiceBillTotals.optional() })
+  .object({ invoices: z.array(Invoice).openapi({ description: 'The page of invoices, newest issue date first (then id).' }), ...pageFields, totals: InvoiceBillTotals.optional() })
   .openapi('InvoicesResponse');
 export type InvoicesResponse = z.infer<typeof InvoicesResponse>;
 
 export const BillsResponse = z
-  .object({ bills: z.array(Invoice), ...pageFields, totals: InvoiceBillTotals.optional() })
+  .object({ bills: z.array(Invoice).openapi({ description: 'The page of bills, newest issue date first (then id).' }), ...pageFields, totals: InvoiceBillTotals.optional() })
   .openapi('BillsResponse');
 export type BillsResponse = z.infer<typeof BillsResponse>;
 
@@ -166,53 +169,53 @@ export type BillsResponse = z.infer<typeof BillsResponse>;
 
 export const CreditNote = z
   .object({
-    id: z.string(),
-    externalId: z.string(),
-    creditNoteNumber: opt(z.string()),
-    contactId: opt(z.string()),
-    contactName: opt(z.string()),
-    issueDate: DateTime,
-    status: CashStatus,
-    ledgerStatus: LedgerStatus,
-    total: Money,
-    remainingCredit: Money,
-    allocatedAmount: Money,
-    currency: z.string(),
+    id: z.string().openapi({ description: "The service's id of the credit note; the credit-note drill takes it." }),
+    externalId: z.string().openapi({ description: 'Ledger credit note GUID.' }),
+    creditNoteNumber: opt(z.string()).openapi({ description: 'The credit note number (e.g. CN-0007); null when the ledger has none.' }),
+    contactId: opt(z.string()).openapi({ description: 'Ledger contact id of the customer.' }),
+    contactName: opt(z.string()).openapi({ description: "The customer's name." }),
+    issueDate: DateTime.openapi({ description: 'Issue date, midnight UTC.' }),
+    status: CashStatus.openapi({ description: 'Internal cash-flow label, for diagnostics: same convention as invoices. Filter by ledgerStatus.' }),
+    ledgerStatus: LedgerStatus.openapi({ description: 'The ledger status: DRAFT, SUBMITTED, AUTHORISED (approved, not fully paid), PAID, VOIDED or DELETED.' }),
+    total: Money.openapi({ description: 'The credit note total, tax-inclusive.' }),
+    remainingCredit: Money.openapi({ description: 'Unallocated credit still available to the customer.' }),
+    allocatedAmount: Money.openapi({ description: 'total minus remainingCredit: credit already applied to invoices.' }),
+    currency: z.string().openapi({ description: '3-letter ISO currency code of the document.' }),
   })
   .openapi('CreditNote', { description: 'A receivable credit note (ledger type ACCRECCREDIT).' });
 export type CreditNote = z.infer<typeof CreditNote>;
 
 export const CreditNoteAllocation = z
   .object({
-    invoiceNumber: opt(z.string()),
-    invoiceExternalId: opt(z.string()),
-    amount: opt(Money),
-    date: opt(DateTime),
+    invoiceNumber: opt(z.string()).openapi({ description: 'Number of the invoice the credit was applied to.' }),
+    invoiceExternalId: opt(z.string()).openapi({ description: 'Ledger GUID of that invoice.' }),
+    amount: opt(Money).openapi({ description: 'Credit applied to it.' }),
+    date: opt(DateTime).openapi({ description: 'When it was applied.' }),
   })
-  .openapi('CreditNoteAllocation');
+  .openapi('CreditNoteAllocation', { description: 'An invoice the credit note was applied to.' });
 
 export const CreditNoteLine = z
   .object({
-    description: opt(z.string()),
-    quantity: opt(Money),
-    unitAmount: opt(Money),
-    lineAmount: opt(Money),
-    itemCode: opt(z.string()),
+    description: opt(z.string()).openapi({ description: "The line's text." }),
+    quantity: opt(Money).openapi({ description: 'Quantity; null means unknown.' }),
+    unitAmount: opt(Money).openapi({ description: 'Per-unit price; null means unknown.' }),
+    lineAmount: opt(Money).openapi({ description: 'The line amount.' }),
+    itemCode: opt(z.string()).openapi({ description: "The ledger's item code, when the line names an item." }),
     accountCode: opt(z.string()).openapi({ description: 'Null for a sensitive account without READ_SENSITIVE.' }),
   })
-  .openapi('CreditNoteLine');
+  .openapi('CreditNoteLine', { description: 'A line of a credit note.' });
 
 export const CreditNoteDrill = CreditNote.extend({
-  reference: opt(z.string()),
-  subTotal: Money,
-  totalTax: Money,
-  allocations: z.array(CreditNoteAllocation),
-  lines: z.array(CreditNoteLine),
-}).openapi('CreditNoteDrill');
+  reference: opt(z.string()).openapi({ description: 'Free-form reference; null when empty.' }),
+  subTotal: Money.openapi({ description: 'Total before tax.' }),
+  totalTax: Money.openapi({ description: 'Tax.' }),
+  allocations: z.array(CreditNoteAllocation).openapi({ description: 'The invoices the credit was applied to.' }),
+  lines: z.array(CreditNoteLine).openapi({ description: "The credit note's lines." }),
+}).openapi('CreditNoteDrill', { description: 'A credit note with its lines and allocations.' });
 export type CreditNoteDrill = z.infer<typeof CreditNoteDrill>;
 
 export const CreditNotesResponse = z
-  .object({ creditNotes: z.array(CreditNote), ...pageFields, totals: InvoiceBillTotals.optional() })
+  .object({ creditNotes: z.array(CreditNote).openapi({ description: 'The page of credit notes, newest first.' }), ...pageFields, totals: InvoiceBillTotals.optional() })
   .openapi('CreditNotesResponse');
 export type CreditNotesResponse = z.infer<typeof CreditNotesResponse>;
 
@@ -233,43 +236,46 @@ export const PurchaseOrderStatus = z.enum(PURCHASE_ORDER_STATUSES);
 
 export const PurchaseOrder = z
   .object({
-    id: z.string(),
-    externalId: z.string(),
-    purchaseOrderNumber: z.string(),
-    reference: z.string(),
+    id: z.string().openapi({ description: "The service's id of the purchase order; the purchase-order drill takes it." }),
+    externalId: z.string().openapi({ description: 'Ledger purchase order GUID.' }),
+    purchaseOrderNumber: z.string().openapi({ description: 'The order number (e.g. PO-0012).' }),
+    reference: z.string().openapi({ description: 'Free-form reference (empty when none).' }),
     contactId: z.string().openapi({ description: 'Supplier contact id (empty when the ledger has none).' }),
-    contactName: z.string(),
-    status: PurchaseOrderStatus,
-    issueDate: DateTime,
+    contactName: z.string().openapi({ description: "The supplier's name." }),
+    status: PurchaseOrderStatus.openapi({ description: 'Raw ledger status (no FORECAST/ACTUAL collapse): DRAFT, SUBMITTED, AUTHORISED, BILLED, DELETED. The status filter matches it verbatim.' }),
+    issueDate: DateTime.openapi({ description: 'Issue date, midnight UTC.' }),
     deliveryDate: DateTime.nullable().openapi({ description: 'Null when the ledger has none.' }),
     expectedArrivalDate: DateTime.nullable().openapi({ description: 'Null when the ledger has none.' }),
     total: Money.openapi({ description: 'Gross, tax-inclusive.' }),
-    currency: z.string(),
-    suppressedReason: z.enum(['REFERENCE', 'CONTACT_AMOUNT']).nullable(),
+    currency: z.string().openapi({ description: '3-letter ISO currency code of the document.' }),
+    suppressedReason: z.enum(['REFERENCE', 'CONTACT_AMOUNT']).nullable().openapi({
+      description:
+        'REFERENCE or CONTACT_AMOUNT when the order has been matched to a supplier bill (by reference, or by supplier and amount) and is left out of the forecast to avoid counting it twice; null otherwise.',
+    }),
   })
-  .openapi('PurchaseOrder');
+  .openapi('PurchaseOrder', { description: 'A purchase order to a supplier.' });
 export type PurchaseOrder = z.infer<typeof PurchaseOrder>;
 
 export const PurchaseOrderLine = z
   .object({
-    description: opt(z.string()),
-    quantity: opt(Money),
-    unitAmount: opt(Money),
-    lineAmount: opt(Money),
-    itemCode: opt(z.string()),
+    description: opt(z.string()).openapi({ description: "The line's text." }),
+    quantity: opt(Money).openapi({ description: 'Quantity ordered; null means unknown.' }),
+    unitAmount: opt(Money).openapi({ description: 'Per-unit price; null means unknown.' }),
+    lineAmount: opt(Money).openapi({ description: 'The line amount.' }),
+    itemCode: opt(z.string()).openapi({ description: "The ledger's item code, when the line names an item." }),
     accountCode: opt(z.string()).openapi({ description: 'Null for a sensitive account without READ_SENSITIVE.' }),
   })
-  .openapi('PurchaseOrderLine');
+  .openapi('PurchaseOrderLine', { description: 'A line of a purchase order.' });
 
 export const PurchaseOrderDrill = PurchaseOrder.extend({
-  subTotal: Money,
-  totalTax: Money,
-  lines: z.array(PurchaseOrderLine),
-}).openapi('PurchaseOrderDrill');
+  subTotal: Money.openapi({ description: 'Total before tax.' }),
+  totalTax: Money.openapi({ description: 'Tax.' }),
+  lines: z.array(PurchaseOrderLine).openapi({ description: "The order's lines." }),
+}).openapi('PurchaseOrderDrill', { description: 'A purchase order with its lines.' });
 export type PurchaseOrderDrill = z.infer<typeof PurchaseOrderDrill>;
 
 export const PurchaseOrdersResponse = z
-  .object({ purchaseOrders: z.array(PurchaseOrder), ...pageFields, totals: InvoiceBillTotals.optional() })
+  .object({ purchaseOrders: z.array(PurchaseOrder).openapi({ description: 'The page of purchase orders, newest first.' }), ...pageFields, totals: InvoiceBillTotals.optional() })
   .openapi('PurchaseOrdersResponse');
 export type PurchaseOrdersResponse = z.infer<typeof PurchaseOrdersResponse>;
 
@@ -289,33 +295,40 @@ export type PurchaseOrderDrillResponse = z.infer<typeof PurchaseOrderDrillRespon
 export const ContactSummary = z
   .object({
     id: z.string().openapi({ description: 'Ledger contact external id; same value as contactId on invoices and bills.' }),
-    name: z.string(),
-    isCustomer: z.boolean(),
-    isSupplier: z.boolean(),
-    isSensitive: z.boolean(),
-    lastSyncedAt: DateTime,
+    name: z.string().openapi({ description: "The contact's name." }),
+    isCustomer: z.boolean().openapi({ description: 'The contact is a customer (has receivable invoices).' }),
+    isSupplier: z.boolean().openapi({ description: 'The contact is a supplier (has payable bills).' }),
+    isSensitive: z.boolean().openapi({ description: 'Flagged sensitive by the operator: hidden from keys without READ_SENSITIVE.' }),
+    lastSyncedAt: DateTime.openapi({ description: 'When the contact was last updated from the ledger (the default sort of the list).' }),
     ltv: opt(Money).openapi({
       description: 'Historical cumulative gross-profit lifetime value from the nightly baseline. Null before the baseline has run or for non-customers.',
     }),
   })
-  .openapi('ContactSummary');
+  .openapi('ContactSummary', { description: 'A customer or supplier, as the contacts list shows it.' });
 export type ContactSummary = z.infer<typeof ContactSummary>;
 
 export const ContactsTotals = z
   .object({
     byType: z
-      .object({ customer: z.number().int(), supplier: z.number().int(), both: z.number().int(), neither: z.number().int() })
+      .object({
+        customer: z.number().int().openapi({ description: 'Contacts that are customers only.' }),
+        supplier: z.number().int().openapi({ description: 'Contacts that are suppliers only.' }),
+        both: z.number().int().openapi({ description: 'Contacts that are customers and suppliers.' }),
+        neither: z.number().int().openapi({ description: 'Contacts that are neither (no invoice or bill yet).' }),
+      })
       .openapi({
         description: 'Partition of the matched contacts: customer only, supplier only, both, neither. Counts before sensitive-data gating.',
       }),
-    grandTotal: z.object({ count: z.number().int() }).openapi({ description: 'Sum across byType; equals totalCount.' }),
+    grandTotal: z
+      .object({ count: z.number().int().openapi({ description: 'Matched contacts.' }) })
+      .openapi({ description: 'Sum across byType; equals totalCount.' }),
   })
-  .openapi('ContactsTotals');
+  .openapi('ContactsTotals', { description: 'Counts of the matched contacts (totals=true): never amounts.' });
 export type ContactsTotals = z.infer<typeof ContactsTotals>;
 
 export const ContactsListResponse = z
   .object({
-    contacts: z.array(ContactSummary),
+    contacts: z.array(ContactSummary).openapi({ description: 'The page of contacts, in the order of sort.' }),
     ...pageFields,
     totals: ContactsTotals.optional(),
   })
@@ -325,66 +338,71 @@ export type ContactsListResponse = z.infer<typeof ContactsListResponse>;
 /** lastInvoice / lastBill of the contact drill. */
 export const ContactLastItem = z
   .object({
-    id: z.string(),
-    number: opt(z.string()),
-    reference: opt(z.string()),
-    amount: Money,
-    amountDue: Money,
-    currency: z.string(),
-    issueDate: opt(DateTime),
-    dueDate: opt(DateTime),
-    paidDate: opt(DateTime),
-    status: CashStatus,
-    ledgerStatus: LedgerStatus,
+    id: z.string().openapi({ description: "The service's id of the document." }),
+    number: opt(z.string()).openapi({ description: 'The invoice or bill number; null when the ledger has none.' }),
+    reference: opt(z.string()).openapi({ description: 'Free-form reference; null when empty.' }),
+    amount: Money.openapi({ description: 'The total, tax-inclusive.' }),
+    amountDue: Money.openapi({ description: 'Still owed on it; 0 once paid.' }),
+    currency: z.string().openapi({ description: '3-letter ISO currency code of the document.' }),
+    issueDate: opt(DateTime).openapi({ description: 'Issue date; null when unknown.' }),
+    dueDate: opt(DateTime).openapi({ description: 'Due date; null when none.' }),
+    paidDate: opt(DateTime).openapi({ description: 'When it was fully paid; null while unpaid.' }),
+    status: CashStatus.openapi({ description: 'Internal cash-flow label, for diagnostics: FORECAST (still expected), ACTUAL (paid), CANCELLED (voided or deleted). Filter by ledgerStatus.' }),
+    ledgerStatus: LedgerStatus.openapi({ description: 'The ledger status: DRAFT, SUBMITTED, AUTHORISED (approved, not fully paid), PAID, VOIDED or DELETED.' }),
   })
   .openapi('ContactLastItem', { description: 'The most recent (by issue date, then due date) invoice or bill that is not VOIDED or DELETED.' });
 export type ContactLastItem = z.infer<typeof ContactLastItem>;
 
 export const RecentPaidInvoice = z
   .object({
-    id: z.string(),
-    invoiceNumber: opt(z.string()),
-    reference: opt(z.string()),
-    amount: Money,
-    currency: z.string(),
-    issueDate: opt(DateTime),
-    dueDate: opt(DateTime),
-    paidDate: DateTime,
+    id: z.string().openapi({ description: "The service's id of the invoice." }),
+    invoiceNumber: opt(z.string()).openapi({ description: 'The invoice number; null when the ledger has none.' }),
+    reference: opt(z.string()).openapi({ description: 'Free-form reference; null when empty.' }),
+    amount: Money.openapi({ description: 'The invoice total, tax-inclusive.' }),
+    currency: z.string().openapi({ description: '3-letter ISO currency code of the document.' }),
+    issueDate: opt(DateTime).openapi({ description: 'Issue date; null when unknown.' }),
+    dueDate: opt(DateTime).openapi({ description: 'Due date; null when none.' }),
+    paidDate: DateTime.openapi({ description: 'When it was fully paid.' }),
     daysLate: opt(z.number().int()).openapi({ description: 'Paid date minus due date in days (negative when early); null without a due date.' }),
     accountCode: opt(z.string()).openapi({ description: 'The main line account (largest line); null on a sensitive account without READ_SENSITIVE.' }),
     accountName: z.string().openapi({ description: "The main line account's name; `Sensitive account` when any line is on a sensitive account and the key lacks READ_SENSITIVE." }),
   })
-  .openapi('RecentPaidInvoice');
+  .openapi('RecentPaidInvoice', { description: 'A paid invoice of the contact.' });
 export type RecentPaidInvoice = z.infer<typeof RecentPaidInvoice>;
 
 export const Cadence = z.enum(['WEEKLY', 'FORTNIGHTLY', 'MONTHLY', 'QUARTERLY', 'ANNUAL', 'NONE']);
 
 export const ContactDrill = z
   .object({
-    id: z.string(),
-    name: z.string(),
-    isCustomer: z.boolean(),
-    isSupplier: z.boolean(),
-    isSensitive: z.boolean(),
-    lastSyncedAt: DateTime,
+    id: z.string().openapi({ description: 'Ledger contact external id; same value as contactId on invoices and bills.' }),
+    name: z.string().openapi({ description: "The contact's name." }),
+    isCustomer: z.boolean().openapi({ description: 'The contact is a customer (has receivable invoices).' }),
+    isSupplier: z.boolean().openapi({ description: 'The contact is a supplier (has payable bills).' }),
+    isSensitive: z.boolean().openapi({ description: 'Flagged sensitive by the operator: hidden from keys without READ_SENSITIVE.' }),
+    lastSyncedAt: DateTime.openapi({ description: 'When the contact was last updated from the ledger.' }),
     availableCredit: Money.openapi({
       description: "Sum of remainingCredit across the contact's AUTHORISED receivable credit notes in the organisation's base currency; '0' when none.",
     }),
     revenueTrailing12m: Money.openapi({ description: "Sum of ACTUAL (paid) receivable totals paid in the last 365 days, base currency; '0' when none." }),
     revenueAllTime: Money.openapi({ description: "Sum of every ACTUAL (paid) receivable total to date, base currency; '0' when none." }),
-    projectedLtv: opt(Money),
-    historicalLtv: opt(Money),
-    grossMarginPercent: opt(z.number()),
-    expectedLifetimeYears: z.number(),
-    paymentDelayMedianDays: opt(Money),
-    cadence: opt(Cadence),
-    cadenceConfidence: opt(z.number().int()),
-    abcClass: opt(z.enum(['A', 'B', 'C'])),
-    lastInvoice: opt(ContactLastItem),
-    lastBill: opt(ContactLastItem),
+    projectedLtv: opt(Money).openapi({
+      description:
+        "Projected lifetime value: annual run-rate (revenueTrailing12m) x gross margin x expectedLifetimeYears x churn-retention factor (Active 1.0, At-risk 0.5, Churned 0.0). Null when grossMarginPercent is null; '0' for a churned customer.",
+    }),
+    historicalLtv: opt(Money).openapi({ description: 'revenueAllTime x gross margin; null when grossMarginPercent is null.' }),
+    grossMarginPercent: opt(z.number()).openapi({ description: 'Gross margin as a fraction in [0,1] (0.35 is 35%); null without a gross-profit override or enough cost history.' }),
+    expectedLifetimeYears: z.number().openapi({ description: 'Median lifetime of engaged customers (cadence not NONE), in years, clamped to [1,5].' }),
+    paymentDelayMedianDays: opt(Money).openapi({ description: 'Median days late on paid invoices (decimal string; negative when early); null without paid invoices.' }),
+    cadence: opt(Cadence).openapi({ description: 'How regularly the customer buys: WEEKLY, FORTNIGHTLY, MONTHLY, QUARTERLY, ANNUAL or NONE; null before the nightly baseline.' }),
+    cadenceConfidence: opt(z.number().int()).openapi({ description: 'Confidence in cadence, 0 to 100; null before the nightly baseline.' }),
+    abcClass: opt(z.enum(['A', 'B', 'C'])).openapi({
+      description: 'Customer tier by revenue (A: the top customers making about 80% of it, then B, then C); null for non-customers or before the nightly baseline.',
+    }),
+    lastInvoice: opt(ContactLastItem).openapi({ description: "The contact's most recent invoice; null when none." }),
+    lastBill: opt(ContactLastItem).openapi({ description: "The contact's most recent bill; null when none." }),
     recentPaidInvoices: z.array(RecentPaidInvoice).openapi({ description: 'Up to 50 most recent paid invoices (by paid date).' }),
   })
-  .openapi('ContactDrill');
+  .openapi('ContactDrill', { description: 'One contact in depth: revenue, lifetime value, payment behaviour, ABC class, recent documents.' });
 export type ContactDrill = z.infer<typeof ContactDrill>;
 
 export const ContactDrillResponse = z
@@ -402,9 +420,9 @@ export type ContactDrillResponse = z.infer<typeof ContactDrillResponse>;
 
 export const BankAccount = z
   .object({
-    id: z.string(),
-    name: z.string().openapi({ description: '`Sensitive account` for a sensitive account without READ_SENSITIVE.' }),
-    currency: z.string(),
+    id: z.string().openapi({ description: 'Ledger bank account id (Xero AccountID).' }),
+    name: z.string().openapi({ description: 'The account name; `Sensitive account` for a sensitive account without READ_SENSITIVE.' }),
+    currency: z.string().openapi({ description: '3-letter ISO currency code of the account.' }),
     reconciledBalance: Money.openapi({ description: "The ledger's balance of reconciled transactions (BankSummary)." }),
     statementBalance: Money.openapi({
       description: "The bank statement's balance when a feed statement is known, else reconciled plus unreconciled bank transactions.",
@@ -412,14 +430,14 @@ export const BankAccount = z
     balanceSource: z.enum(['STATEMENT', 'RECONCILED']).openapi({
       description: 'Which balance the forecast uses: STATEMENT when a feed statement balance is known, else RECONCILED.',
     }),
-    balanceSyncedAt: DateTime.optional(),
+    balanceSyncedAt: DateTime.optional().openapi({ description: 'When the balances were last read from the ledger.' }),
   })
-  .openapi('BankAccount');
+  .openapi('BankAccount', { description: 'An active bank account and its balances.' });
 export type BankAccount = z.infer<typeof BankAccount>;
 
 export const BankAccountsResponse = z
   .object({
-    bankAccounts: z.array(BankAccount),
+    bankAccounts: z.array(BankAccount).openapi({ description: 'The active bank accounts.' }),
     redactedItemCount: z.number().int().openapi({ description: 'Accounts whose name was rewritten. 0 with READ_SENSITIVE.' }),
     ...alertFields,
   })
@@ -428,21 +446,21 @@ export type BankAccountsResponse = z.infer<typeof BankAccountsResponse>;
 
 export const AccountBalance = z
   .object({
-    code: z.string().nullable(),
-    name: z.string().openapi({ description: '`Sensitive account` for a sensitive account without READ_SENSITIVE.' }),
-    type: z.string(),
-    class: z.string(),
+    code: z.string().nullable().openapi({ description: "The account's code in the chart of accounts; null when it has none (bank accounts often)." }),
+    name: z.string().openapi({ description: 'The account name; `Sensitive account` for a sensitive account without READ_SENSITIVE.' }),
+    type: z.string().openapi({ description: "The ledger's account type (e.g. BANK, CURRENT, FIXED, CURRLIAB, TERMLIAB, EQUITY)." }),
+    class: z.string().openapi({ description: 'ASSET, LIABILITY or EQUITY.' }),
     balance: Money.openapi({
       description: 'Sum of journal lines dated up to asOfDate, in natural sign: debit-positive for ASSET, credit-positive for LIABILITY and EQUITY.',
     }),
   })
-  .openapi('AccountBalance');
+  .openapi('AccountBalance', { description: 'A balance-sheet account and its balance as at asOfDate.' });
 export type AccountBalance = z.infer<typeof AccountBalance>;
 
 export const AccountBalancesResponse = z
   .object({
-    asOfDate: DateOnly,
-    currency: z.string(),
+    asOfDate: DateOnly.openapi({ description: 'The balances are as at the end of this day (the date parameter, default today in the organisation\'s time zone).' }),
+    currency: z.string().openapi({ description: "The organisation's base currency, in which every balance is given." }),
     accounts: z.array(AccountBalance).openapi({
       description: 'Balance-sheet accounts (ASSET, LIABILITY, EQUITY): every active one, and archived ones with a non-zero balance; ordered by code, then name.',
     }),

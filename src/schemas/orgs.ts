@@ -7,13 +7,20 @@ import { z } from '@hono/zod-openapi';
 import { alertFields } from './common.js';
 
 export const OrgListing = z
-  .object({ id: z.string(), name: z.string(), slug: z.string() })
-  .openapi('OrgListing');
+  .object({
+    id: z.string().openapi({ description: 'Organisation id: pass it as orgId (or X-Service-Org-Id) with a partner key.' }),
+    name: z.string().openapi({ description: "The organisation's name." }),
+    slug: z.string().openapi({ description: 'A short, URL-safe form of the name.' }),
+  })
+  .openapi('OrgListing', { description: 'An organisation this key can read.' });
 
 export const OrgsResponse = z
   .object({
-    keyKind: z.enum(['PARTNER', 'USER']),
-    orgs: z.array(OrgListing).openapi({ description: 'Sorted by name.' }),
+    keyKind: z.enum(['PARTNER', 'USER']).openapi({ description: 'USER: a key bound to one organisation. PARTNER: an advisory practice key.' }),
+    orgs: z.array(OrgListing).openapi({
+      description:
+        "Sorted by name. For a partner key, the practice's linked client organisations; for a user key, the organisations its creator belongs to.",
+    }),
     ...alertFields,
   })
   .openapi('OrgsResponse');

@@ -19,11 +19,12 @@ import {
   MAX_PAGE_LIMIT,
   type PagingParams,
   PURCHASE_ORDER_STATUS_VALUES,
+  SEARCH_MAX_LENGTH,
   TOTALS_CAP,
 } from '../domain/list-params.js';
 import { boolParam, dateParam, enumParam, intParam, statusParam, textParam } from './query.js';
 
-const pagingShape = {
+export const pagingShape = {
   cursor: textParam({
     name: 'cursor',
     description:
@@ -52,7 +53,7 @@ const pagingShape = {
 type PagingInput = { cursor?: string | undefined; limit: number; autoPaginate: boolean; totals: boolean };
 
 /** autoPaginate returns the whole set: the cursor is ignored (and reported) and the page is the cap. */
-function pagingOf(q: PagingInput): PagingParams {
+export function pagingOf(q: PagingInput): PagingParams {
   return {
     ignored:
       q.autoPaginate && q.cursor !== undefined
@@ -65,7 +66,31 @@ function pagingOf(q: PagingInput): PagingParams {
   };
 }
 
-const itemFilterShape = (statusVocabulary: readonly string[], statusNote: string) => ({
+/**
+ * `q`, the search text of a list: trimmed, 1 to SEARCH_MAX_LENGTH characters
+ * (empty or longer is a 400 naming q); runs of spaces inside count as one.
+ */
+const searchParam = (fields: string, example: string, sensitiveNote: string) =>
+  textParam({
+    name: 'q',
+    nonEmpty: true,
+    maxLength: SEARCH_MAX_LENGTH,
+    description:
+      `Search: keeps the rows whose ${fields} contains this text anywhere (a prefix or any substring), ignoring case and accents ('cafe zoe' finds 'Café Zoë'). ` +
+      `Trimmed; 1 to ${SEARCH_MAX_LENGTH} characters (empty or longer is a 400). Combines with every other filter (AND); a cursor is bound to it. ` +
+      sensitiveNote,
+    example,
+  });
+
+/** The search text as the queries and cursors take it: runs of spaces as one. */
+const searchText = (q: string | undefined) => q?.replace(/\s+/g, ' ');
+
+/** Without READ_SENSITIVE, what the search of a document list does with sensitive contacts. */
+const DOCUMENT_SEARCH_SENSITIVE =
+  "Without READ_SENSITIVE a sensitive contact's name is not searched: a document of such a contact matches only by its own fields, and is then withheld (counted in redactedItemCount).";
+
+const itemFilterShape = (statusVocabulary: readonly string[], statusNote: string, search: { fields: string; example: string }) => ({
+  q: searchParam(search.fields, search.example, DOCUMENT_SEARCH_SENSITIVE),
   status: statusParam({
     name: 'status',
     values: statusVocabulary,
@@ -84,6 +109,7 @@ const dateOrder = (q: { dateFrom?: string | undefined; dateTo?: string | undefin
 };
 
 type ItemInput = PagingInput & {
+  q?: string | undefined;
   status: { statuses: string[]; ignored: ItemListParams['ignored'] };
   contactId?: string | undefined;
   dateFrom?: string | undefined;
@@ -100,7 +126,15 @@ function itemListOf(q: ItemInput): ItemListParams {
     ...paging,
     ignored: [...paging.ignored, ...q.status.ignored],
     lines: q.lines ?? false,
-    filters: { statuses: q.status.statuses, contactId: q.contactId, dateFrom: q.dateFrom, dateTo: q.dateTo, dueFrom: q.dueFrom, dueTo: q.dueTo },
+    filters: {
+      statuses: q.status.statuses,
+      contactId: q.contactId,
+      dateFrom: q.dateFrom,
+      dateTo: q.dateTo,
+      dueFrom: q.dueFrom,
+      dueTo: q.dueTo,
+      q: searchText(q.q),
+    },
     overdue: q.overdue ?? false,
   };
 }
@@ -108,7 +142,7 @@ function itemListOf(q: ItemInput): ItemListParams {
 /** /invoices and /bills. */
 export const InvoiceListQuery = z
   .object({
-    ...itemFilterShape(LEDGER_STATUS_VALUES, 'Matches ledgerStatus.'),
+    ...itemFilterShape(LEDGER_STATUS_VALUES, 'Matches ledgerStatus.', { fields: 'number, reference or contact name', example: 'INV-00' }),
     dueFrom: dateParam({ name: 'dueFrom', description: 'Inclusive lower bound (YYYY-MM-DD) on the due date; items without a due date are left out.', example: '2026-12-01' }),
     dueTo: dateParam({ name: 'dueTo', description: 'Inclusive upper bound (YYYY-MM-DD) on the due date; items without a due date are left out.', example: '2026-12-31' }),
     overdue: boolParam({
@@ -131,17 +165,26 @@ export const InvoiceListQuery = z
   .transform(itemListOf);
 
 /** /credit-notes. */
-export const CreditNoteListQuery = z.object(itemFilterShape(LEDGER_STATUS_VALUES, 'Matches ledgerStatus.')).superRefine(dateOrder).transform(itemListOf);
+export const CreditNoteListQuery = z
+  .object(itemFilterShape(LEDGER_STATUS_VALUES, 'Matches ledgerStatus.', { fields: 'credit-note number or contact name', example: 'CN-' }))
+  .superRefine(dateOrder)
+  .transform(itemListOf);
 
 /** /purchase-orders. */
 export const PurchaseOrderListQuery = z
-  .object(itemFilterShape(PURCHASE_ORDER_STATUS_VALUES, 'Matches the raw purchase-order status verbatim (no FORECAST/ACTUAL collapse).'))
+  .object(
+    itemFilterShape(PURCHASE_ORDER_STATUS_VALUES, 'Matches the raw purchase-order status verbatim (no FORECAST/ACTUAL collapse).', {
+      fields: 'purchase-order number or contact (supplier) name',
+      example: 'PO-00',
+    }),
+  )
   .superRefine(dateOrder)
   .transform(itemListOf);
 
 /** /contacts. */
 export const ContactListQuery = z
   .object({
+    q: searchParam('name or email', 'acme', 'Without READ_SENSITIVE sensitive contacts never match (they are not counted either).'),
     type: enumParam({
       name: 'type',
       values: CONTACT_TYPES,
@@ -158,7 +201,7 @@ export const ContactListQuery = z
     }),
     ...pagingShape,
   })
-  .transform((q) => ({ ...pagingOf(q), type: q.type, sort: q.sort }));
+  .transform((q) => ({ ...pagingOf(q), type: q.type, sort: q.sort, q: searchText(q.q) }));
 
 /** /account-balances. */
 export const AccountBalancesQuery = z.object({

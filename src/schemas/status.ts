@@ -12,12 +12,12 @@ export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'cancele
 
 export const Subscription = z
   .object({
-    status: z.enum(SUBSCRIPTION_STATUSES),
+    status: z.enum(SUBSCRIPTION_STATUSES).openapi({ description: 'The subscription status (also the X-Service-Subscription header).' }),
     plan: z.string().openapi({
       description:
         'Plan display name: Free, Pocket, Wallet, Vault or Reserve. `Partner` for a partner key that names no organisation (the practice itself is not billed).',
     }),
-    trialEndsAt: DateTime.nullable(),
+    trialEndsAt: DateTime.nullable().openapi({ description: 'When the trial ends; null unless trialing.' }),
     trialDaysRemaining: z
       .number()
       .int()
@@ -32,7 +32,7 @@ export const Quota = z
   .object({
     limit: z.number().int().openapi({ description: "The plan's 5-hour credits x 24/5 (0 when the request targets no organisation)." }),
     used: z.number().int().openapi({ description: "The organisation's charged calls since 00:00 UTC." }),
-    remaining: z.number().int(),
+    remaining: z.number().int().openapi({ description: 'limit minus used, never below 0 (the legacy X-Service-Quota-Remaining header).' }),
     resetAt: DateTime.openapi({ description: 'The next 00:00 UTC.' }),
   })
   .openapi('Quota', {
@@ -60,14 +60,14 @@ export const UsageBlock = z
 
 export const KeyInfo = z
   .object({
-    keyPrefix: z.string(),
-    kind: z.enum(['USER', 'PARTNER']),
-    name: z.string(),
-    scopes: z.array(z.enum(SCOPES)),
+    keyPrefix: z.string().openapi({ description: 'The public part of the key (`cl_user_<keyPrefix>_…`): how to name it to an operator; never the secret.' }),
+    kind: z.enum(['USER', 'PARTNER']).openapi({ description: 'USER: bound to one organisation. PARTNER: an advisory practice key reaching every linked client organisation.' }),
+    name: z.string().openapi({ description: 'The name the key was given when it was created.' }),
+    scopes: z.array(z.enum(SCOPES)).openapi({ description: 'What the key may read; each endpoint needs one scope (READ_SENSITIVE lifts the masking of sensitive contacts and accounts).' }),
     orgId: z.string().nullable().openapi({ description: 'The target organisation of this request (null for a partner key that names none).' }),
-    createdAt: DateTime,
+    createdAt: DateTime.openapi({ description: 'When the key was created.' }),
   })
-  .openapi('KeyInfo');
+  .openapi('KeyInfo', { description: 'The key that made this request.' });
 
 export const StatusResponse = z
   .object({
@@ -77,7 +77,7 @@ export const StatusResponse = z
       description: 'Null when the request targets no organisation (partner key without one) or the organisation has no billing account.',
     }),
     key: KeyInfo,
-    environment: z.enum(['dev', 'prod']),
+    environment: z.enum(['dev', 'prod']).openapi({ description: 'Which deployment answered: dev or prod.' }),
     ...alertFields,
   })
   .openapi('StatusResponse');

@@ -9,6 +9,8 @@
  * Sessions run in UTC on both.
  */
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -80,6 +82,8 @@ export async function openStore(opts: OpenOptions): Promise<Store> {
     pglite = await PGlite.create({
       ...(dir ? { dataDir: dir } : {}),
       ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+      // The lists' search (migration 0012_search): trigram indexes over unaccented text.
+      extensions: { pg_trgm, unaccent },
       parsers: { [OID.DATE]: (v: string) => v, [OID.NUMERIC]: (v: string) => v, [OID.INT8]: (v: string) => Number(v) },
     });
   } catch (err) {

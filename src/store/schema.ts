@@ -19,12 +19,14 @@ import {
   bigserial,
   boolean,
   date,
+  doublePrecision,
   index,
   integer,
   jsonb,
   numeric,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -351,6 +353,8 @@ export const purchaseOrders = pgTable(
     primaryKey({ columns: [t.orgId, t.id] }),
     // Lists (docs/lists.md): scanned backwards for sort_date desc, id desc; trailing columns for index-only counts and totals.
     index('purchase_orders_list_idx').on(t.orgId, t.sortDate, t.id, t.status, t.currency, t.total, t.contactId),
+    // The search by supplier name (migration 0012_search, with the trigram indexes schema.ts cannot express).
+    index('purchase_orders_contact_idx').on(t.orgId, t.contactId),
   ],
 );
 
@@ -542,10 +546,41 @@ export const forecastSnapshots = pgTable(
     asOfDate: day('as_of_date').notNull(),
     computedAt: ts('computed_at').notNull(),
     payload: jsonb('payload').notNull(),
+    /** Rows of forecast_snapshot_items stored with it; null: stored before they were (migration 0013). */
+    itemCount: integer('item_count'),
   },
   (t) => [
     primaryKey({ columns: [t.orgId, t.id] }),
     index('forecast_snapshots_latest_idx').on(t.orgId, t.scenarioId, t.computedAt.desc()),
+  ],
+);
+
+/**
+ * What makes up each week of a snapshot (docs/forecast.md#items): one row per
+ * (week, item, direction), ranked by `seq` within the week (migration 0013;
+ * deleted with the snapshot by whatever deletes it: no foreign key, for the
+ * cost of writing them).
+ */
+export const forecastSnapshotItems = pgTable(
+  'forecast_snapshot_items',
+  {
+    orgId: text('org_id').notNull(),
+    snapshotId: text('snapshot_id').notNull(),
+    weekIndex: smallint('week_index').notNull(),
+    seq: integer('seq').notNull(),
+    itemId: text('item_id').notNull(),
+    direction: text('direction').notNull(),
+    kind: text('kind').notNull(),
+    documentId: text('document_id'),
+    contactId: text('contact_id'),
+    amount: money('amount').notNull(),
+    expectedDate: day('expected_date').notNull(),
+    probability: doublePrecision('probability').notNull(),
+    reasonCode: text('reason_code').notNull(),
+    reason: text('reason').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'forecast_snapshot_items_pk', columns: [t.orgId, t.snapshotId, t.weekIndex, t.seq] }),
   ],
 );
 

@@ -49,7 +49,9 @@ export function registerContacts(app: ApiApp) {
   return app
     .openapi(contactsRoute, async (c) => {
       const q = c.req.valid('query');
-      const { r, fields } = await listPage(c, 'contacts', { type: q.type, sort: q.sort }, q, (w) => listContacts(c.get('db'), { ...w, type: q.type, sort: q.sort }));
+      const { r, fields } = await listPage(c, 'contacts', { type: q.type, sort: q.sort, q: q.q }, q, (w) =>
+        listContacts(c.get('db'), { ...w, type: q.type, sort: q.sort, q: q.q }),
+      );
       return c.json(withAlerts(c, { contacts: r.contacts, ...fields }), 200);
     })
     .openapi(contactRoute, async (c, next) => {

@@ -8,8 +8,10 @@ import { registerContacts } from './contacts.js';
 import { registerBank } from './bank.js';
 import { registerAnalytics } from './analytics.js';
 import { registerForecast } from './forecast.js';
+import { registerForecastItems } from './forecast-items.js';
 import { registerBrief } from './brief.js';
 import { registerAged } from './aged.js';
+import { registerPortfolio } from './portfolio.js';
 
 export function registerRoutes(app: ApiApp): void {
   registerStatus(app);
@@ -20,8 +22,10 @@ export function registerRoutes(app: ApiApp): void {
   registerContacts(app);
   registerBank(app);
   registerForecast(app);
+  registerForecastItems(app);
   registerBrief(app);
   registerAged(app);
+  registerPortfolio(app);
 }
 
 type RoutesOf<F extends (app: ApiApp) => unknown> = ReturnType<F> extends OpenAPIHono<AppEnv, infer S> ? S : never;
@@ -40,6 +44,8 @@ export type AgentApp = OpenAPIHono<
     RoutesOf<typeof registerContacts> &
     RoutesOf<typeof registerBank> &
     RoutesOf<typeof registerForecast> &
+    RoutesOf<typeof registerForecastItems> &
     RoutesOf<typeof registerAged> &
+    RoutesOf<typeof registerPortfolio> &
     RoutesOf<typeof registerBrief>
 >;

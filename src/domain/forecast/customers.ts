@@ -8,7 +8,7 @@
 import { median, MIN_OWN_HISTORY } from './behaviour.js';
 import { churnPerGap, estimateChurnRate } from './churn.js';
 import { cmpStr } from './compare.js';
-import { monthOf } from './days.js';
+import { fromDay, monthOf } from './days.js';
 import { countsQuantiles } from './history.js';
 import type { DailyPrediction } from './prepared.js';
 import { gapModel, renewalDensity } from './renewal.js';
@@ -110,6 +110,8 @@ function repeatPurchases(c: string, list: readonly OrderEv[], ctx: CustomerConte
   const own = ctx.terms.customerDelays.get(c) ?? [];
   const terms = ctx.terms.arTerms.get(c) ?? ctx.terms.orgArTerms;
   const lags = (own.length >= MIN_OWN_HISTORY ? delayQuantiles(own) : ctx.orgQuantiles).map((d) => Math.max(0, terms + d));
+  const whose = own.length >= MIN_OWN_HISTORY ? "the customer's" : "the business's";
+  const reason = `repeat-purchase model: ${list.length} orders, a median ${median(gaps)} days apart, the last on ${fromDay(last.day)}; paid after ${terms} days' terms and the spread of ${whose} payment delays`;
   return {
     id: `predicted:${c}`,
     inflow: true,
@@ -121,6 +123,7 @@ function repeatPurchases(c: string, list: readonly OrderEv[], ctx: CustomerConte
     accountId: last.accountId,
     unit: level,
     unitSpread: relativeSpread(recent.map((o) => o.value / season[monthOf(o.day)]!)),
+    why: { kind: 'predicted', documentId: null, contactId: c, reasonCode: 'repeat_purchase', reason },
   };
 }
 

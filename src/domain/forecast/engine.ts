@@ -24,6 +24,7 @@ import { simulateForecast } from './simulate.js';
 import { calibrationSummary, forecastBands } from './bands.js';
 import { uncertaintyNotes } from '../insights/uncertainty.js';
 import type { CalibrationState } from './calibrate.js';
+import { ItemSink, type ForecastItem } from './items.js';
 
 export function prepareForecast(input: ForecastInput): PreparedForecast {
   const asOf = toDay(input.asOf);
@@ -100,15 +101,26 @@ export interface BandOptions {
   threshold: string;
 }
 
-/** Runs every scenario on one prepared model: the point forecast, then its bands and shortfall. */
+/**
+ * Runs every scenario on one prepared model: the point forecast, then its
+ * bands and shortfall; and each scenario's items (what makes up each week,
+ * items.ts), which the payload does not carry.
+ */
 export function runForecast(
   input: ForecastInput,
   scenarios: readonly Scenario[],
   computedAt: Date,
   bands: BandOptions = { calibration: null, threshold: '0' },
-): { prepared: PreparedForecast; payloads: ForecastPayload[] } {
+): { prepared: PreparedForecast; payloads: ForecastPayload[]; items: ForecastItem[][] } {
   const prepared = prepareForecast(input);
-  return { prepared, payloads: scenarios.map((s) => withBands(prepared, s, projectForecast(prepared, s, computedAt), bands)) };
+  const items: ForecastItem[][] = [];
+  const payloads = scenarios.map((s) => {
+    const sink = new ItemSink();
+    const payload = withBands(prepared, s, projectForecast(prepared, s, computedAt, sink), bands);
+    items.push(sink.items());
+    return payload;
+  });
+  return { prepared, payloads, items };
 }
 
 /** The scenario's simulated futures read into its weeks' bands, the shortfall and the calibration (docs/forecast.md#bands). */

@@ -5,6 +5,7 @@
  */
 import type { Amount } from './cents.js';
 import type { DelayDist } from './behaviour.js';
+import type { SeriesWhy } from './items.js';
 import type { SuppressedReason } from './purchase-orders.js';
 import type { CashPosition, Counts, ForecastInput, LedgerItem } from './types.js';
 
@@ -41,6 +42,8 @@ export interface DailyPrediction {
   unit: number;
   /** How much one event's amount varies (standard deviation over mean of the recent ones), for the simulation. */
   unitSpread?: number;
+  /** What the series is and why it is projected so (the week's items, items.ts). */
+  why: SeriesWhy;
 }
 
 export interface PointPrediction {
@@ -54,6 +57,8 @@ export interface PointPrediction {
   customer?: boolean;
   /** How much the series' recent amounts have varied (their standard deviation over their mean), for the simulation; none: fixed. */
   spread?: number;
+  /** What the point is and why it falls on its day (the week's items, items.ts). */
+  why: SeriesWhy;
 }
 
 export interface PreparedForecast {

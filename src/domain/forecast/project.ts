@@ -11,6 +11,8 @@ import { cmpStr } from './compare.js';
 import { fromDay, toDay } from './days.js';
 import { dueOf, owedOf, totalOf } from './open-items.js';
 import type { DailyPrediction, PItem, PreparedForecast } from './prepared.js';
+import type { ItemSink, ItemWhy } from './items.js';
+import { billWhy, dailyWhy, manualWhy, orderWhy, pipelineWhy, pointWhy, receivableWhy } from './item-reasons.js';
 import type { CategoryEntry, ForecastPayload, ForecastWeek, ManualItem, PurchaseOrder, Scenario, ScenarioAdjustments } from './types.js';
 import { buildNotes } from '../insights/engine.js';
 
@@ -53,8 +55,8 @@ interface EmitFlags {
   category?: string;
 }
 
-/** Adds an amount of item `id` to week `k` (none when k < 0). */
-type Emit = (k: number, id: string, amount: Amount, inflow: boolean, accountId: string | null, flags?: EmitFlags) => void;
+/** Adds an amount of item `id` to week `k` (none when k < 0); `why` says what it is and why it is there (built only when items are collected). */
+type Emit = (k: number, id: string, amount: Amount, inflow: boolean, accountId: string | null, flags: EmitFlags, why: ItemWhy | undefined) => void;
 
 function parseFactor(v: string | undefined): Factor {
   if (v === undefined || v === null) return ONE;
@@ -73,7 +75,12 @@ export const DEFAULT_SCENARIO_ADJUSTMENTS: Record<'BASE' | 'BEST' | 'WORST', Sce
   WORST: { inflowFactor: '0.9', outflowFactor: '1.05', paymentDelayShiftDays: 7 },
 };
 
-export function projectForecast(p: PreparedForecast, scenario: Scenario, computedAt: Date): ForecastPayload {
+/**
+ * The scenario's forecast; with `items`, every placed amount is also handed
+ * to it with its reason (the week's items, items.ts), which the payload does
+ * not carry.
+ */
+export function projectForecast(p: PreparedForecast, scenario: Scenario, computedAt: Date, items?: ItemSink): ForecastPayload {
   const adj = scenario.adjustments ?? {};
   const inF = parseFactor(adj.inflowFactor);
   const outF = parseFactor(adj.outflowFactor);
@@ -88,14 +95,22 @@ export function projectForecast(p: PreparedForecast, scenario: Scenario, compute
     probabilityWeighted: false,
     categories: new Map(),
   }));
-  const emit = emitter(weeks, inF, outF, excluded);
+  const emit = emitter(weeks, inF, outF, excluded, items);
 
-  forEachOpenReceivable(p, shift, (it, k, a, overdue) => emit(k, it.src.id, a, true, it.src.accountId, { overdue }));
-  placeOpenItems(p, shift, emit);
-  placePurchaseOrders(p, emit);
-  for (const pt of p.points) emit(weekOf(p, pt.day + (pt.customer ? shift : 0)), pt.id, pt.amount, pt.inflow, pt.accountId, { statistical: pt.statistical });
-  placeDaily(p, shift, emit);
-  placeManual(p, [...p.input.manualItems, ...(adj.manualItems ?? [])], emit);
+  // The items' reasons are built only when they are collected.
+  const why = items !== undefined;
+  forEachOpenReceivable(p, shift, (it, k, a, overdue, prob) =>
+    emit(k, it.src.id, a, true, it.src.accountId, { overdue }, why ? receivableWhy(p, it, k, prob, customerDist(p, it.src.contactId), shift) : undefined),
+  );
+  placeOpenItems(p, shift, emit, why);
+  placePurchaseOrders(p, emit, why);
+  for (const pt of p.points) {
+    const day = pt.day + (pt.customer ? shift : 0);
+    const k = weekOf(p, day);
+    emit(k, pt.id, pt.amount, pt.inflow, pt.accountId, { statistical: pt.statistical }, why && k >= 0 ? pointWhy(p, pt, k, day) : undefined);
+  }
+  placeDaily(p, shift, emit, why);
+  placeManual(p, [...p.input.manualItems, ...(adj.manualItems ?? [])], emit, why);
   return payloadOf(p, scenario, computedAt, weeks);
 }
 
@@ -107,11 +122,12 @@ export function weekOf(p: PreparedForecast, day: number): number {
 }
 
 /** Every amount that moves a week lands in exactly one category: its account, else the category of its kind. */
-function emitter(weeks: WeekAcc[], inF: Factor, outF: Factor, excluded: ReadonlySet<string>): Emit {
-  return (k, id, amount, inflow, accountId, flags = {}) => {
+function emitter(weeks: WeekAcc[], inF: Factor, outF: Factor, excluded: ReadonlySet<string>, items: ItemSink | undefined): Emit {
+  return (k, id, amount, inflow, accountId, flags, why) => {
     if (k < 0 || excluded.has(id)) return;
     const a = scale(amount, inflow ? inF : outF);
     if (a.cents === 0 && (a.extra === null || a.extra.isZero())) return;
+    if (items && why) items.add(k, id, inflow, a, why);
     const w = weeks[k]!;
     if (inflow) {
       w.inflow.add(a);
@@ -128,7 +144,7 @@ function emitter(weeks: WeekAcc[], inF: Factor, outF: Factor, excluded: Readonly
 }
 
 /** The draft and submitted invoices (by their pipeline probability) and the open bills. */
-function placeOpenItems(p: PreparedForecast, shift: number, emit: Emit): void {
+function placeOpenItems(p: PreparedForecast, shift: number, emit: Emit, why: boolean): void {
   const { asOf } = p;
   for (const it of p.openItems) {
     const st = it.src.status;
@@ -138,14 +154,17 @@ function placeOpenItems(p: PreparedForecast, shift: number, emit: Emit): void {
         const base = isPositive(dueOf(it)) ? dueOf(it) : totalOf(it);
         if (!isPositive(base)) continue;
         const weighted = scale(base, PIPELINE_FACTORS[st]);
-        emit(weekOf(p, pipelineDay(p, it) + shift), id, weighted, true, it.src.accountId, { probability: true });
+        const day = pipelineDay(p, it) + shift;
+        const k = weekOf(p, day);
+        emit(k, id, weighted, true, it.src.accountId, { probability: true }, why && k >= 0 ? pipelineWhy(p, it, k, day, Number(PIPELINE_PROBABILITY[st]), shift) : undefined);
       }
     } else if (st === 'AUTHORISED' || st === 'DRAFT' || st === 'SUBMITTED') {
       const owed = st === 'AUTHORISED' ? owedOf(it) : dueOf(it);
       const base = isPositive(owed) ? owed : st === 'AUTHORISED' ? null : totalOf(it);
       if (!base || !isPositive(base)) continue;
       const due = it.due ?? it.issue ?? asOf;
-      emit(weekOf(p, due + p.orgBillDelay), id, base, false, it.src.accountId, { overdue: due < asOf });
+      const k = weekOf(p, due + p.orgBillDelay);
+      emit(k, id, base, false, it.src.accountId, { overdue: due < asOf }, why && k >= 0 ? billWhy(p, it, k, due) : undefined);
     }
   }
 }
@@ -168,29 +187,43 @@ export function orderDueDay(p: PreparedForecast, po: PurchaseOrder): number {
 }
 
 /** The open purchase orders no bill matches: a bill expected on arrival, paid after the supplier's terms. */
-function placePurchaseOrders(p: PreparedForecast, emit: Emit): void {
+function placePurchaseOrders(p: PreparedForecast, emit: Emit, why: boolean): void {
   for (const po of p.input.purchaseOrders) {
     if (po.status !== 'AUTHORISED' || p.poReasons.get(po.id)) continue;
     const total = amountOf(po.total);
     if (!isPositive(total)) continue;
-    emit(weekOf(p, orderDueDay(p, po) + p.orgBillDelay), po.id, total, false, null, { category: PURCHASE_ORDERS });
+    const day = orderDueDay(p, po) + p.orgBillDelay;
+    const k = weekOf(p, day);
+    emit(k, po.id, total, false, null, { category: PURCHASE_ORDERS }, why && k >= 0 ? orderWhy(p, po, k, day) : undefined);
   }
 }
 
-/** The statistical series: each day's expected money, moved by its lags (shared equally), summed per week and rounded to cents. */
-function placeDaily(p: PreparedForecast, shift: number, emit: Emit): void {
+/**
+ * The statistical series: each day's expected money, moved by its lags
+ * (shared equally), summed per week and rounded to cents; with `collect`,
+ * each week's mean day too (the items' expected date).
+ */
+function placeDaily(p: PreparedForecast, shift: number, emit: Emit, collect: boolean): void {
   for (const dp of p.daily) {
-    const perWeek = dailyPerWeek(p, dp, shift);
+    const dayWeights = collect ? new Float64Array(WEEKS) : undefined;
+    const perWeek = dailyPerWeek(p, dp, shift, dayWeights);
     for (let k = 0; k < WEEKS; k++) {
       const c = Math.round(perWeek[k]! * 100);
       // forecastInflow is the hazard model's predicted purchases only (spec 2.3); recurring series and run-rates of bank receipts are guaranteed.
-      if (c > 0) emit(k, dp.id, { cents: c, extra: null }, dp.inflow, dp.accountId, { statistical: dp.inflow && dp.customer });
+      if (c > 0) {
+        const why = dayWeights ? dailyWhy(p, dp, k, perWeek[k]!, dayWeights[k]! / perWeek[k]!) : undefined;
+        emit(k, dp.id, { cents: c, extra: null }, dp.inflow, dp.accountId, { statistical: dp.inflow && dp.customer }, why);
+      }
     }
   }
 }
 
-/** A statistical series' expected money per week: each day's value moved by its lags (shared equally). */
-export function dailyPerWeek(p: PreparedForecast, dp: DailyPrediction, shift: number): Float64Array {
+/**
+ * A statistical series' expected money per week: each day's value moved by
+ * its lags (shared equally). With `dayWeights`, also each week's sum of
+ * money times day (its mean day is that over the week's money).
+ */
+export function dailyPerWeek(p: PreparedForecast, dp: DailyPrediction, shift: number, dayWeights?: Float64Array): Float64Array {
   const { asOf, starts, end } = p;
   const extra = dp.customer ? shift : 0;
   const lags = dp.lags ?? [dp.lag];
@@ -202,20 +235,23 @@ export function dailyPerWeek(p: PreparedForecast, dp: DailyPrediction, shift: nu
     for (const lag of lags) {
       const day = dp.base + u + lag + extra;
       if (day < asOf || day > end) continue;
-      perWeek[Math.floor((day - starts[0]!) / 7)]! += v * share;
+      const k = Math.floor((day - starts[0]!) / 7);
+      perWeek[k]! += v * share;
+      if (dayWeights) dayWeights[k]! += v * share * day;
     }
   }
   return perWeek;
 }
 
 /** The organisation's and the scenario's manual lines (signed: positive in). */
-function placeManual(p: PreparedForecast, manual: readonly ManualItem[], emit: Emit): void {
+function placeManual(p: PreparedForecast, manual: readonly ManualItem[], emit: Emit, why: boolean): void {
   for (const m of manual) {
     const a = amountOf(m.amount);
     const inflow = isPositive(a);
     const abs = inflow ? a : amountOf(toDec(a).neg());
     if (!isPositive(abs)) continue;
-    emit(weekOf(p, toDay(m.date)), m.id, abs, inflow, m.accountId ?? null, { category: MANUAL });
+    const k = weekOf(p, toDay(m.date));
+    emit(k, m.id, abs, inflow, m.accountId ?? null, { category: MANUAL }, why && k >= 0 ? manualWhy(p, m, k) : undefined);
   }
 }
 
@@ -283,12 +319,12 @@ function weekOut(p: PreparedForecast, w: WeekAcc, k: number, opening: Dec): { we
  * each week given the customer's delays and that it is not paid yet, times
  * what is due (docs/forecast.md#when-customers-pay).
  */
-export function forEachOpenReceivable(p: PreparedForecast, shift: number, put: (it: PItem, week: number, a: Amount, overdue: boolean) => void): void {
+export function forEachOpenReceivable(p: PreparedForecast, shift: number, put: (it: PItem, week: number, a: Amount, overdue: boolean, probability: number) => void): void {
   for (const it of p.openItems) {
     if (!it.ar || it.src.status !== 'AUTHORISED' || !isPositive(owedOf(it))) continue;
     const due = it.due ?? it.issue ?? p.asOf;
     const probs = paymentProbabilities(customerDist(p, it.src.contactId), due, p.asOf, shift, p.starts, p.ends);
-    spread(owedOf(it), probs, (k, a) => put(it, k, a, due < p.asOf));
+    spread(owedOf(it), probs, (k, a) => put(it, k, a, due < p.asOf, probs[k]!));
   }
 }
 

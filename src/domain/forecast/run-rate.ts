@@ -5,6 +5,7 @@
  */
 import { median } from './behaviour.js';
 import { monthOf } from './days.js';
+import type { SeriesWhy } from './items.js';
 import type { DailyPrediction } from './prepared.js';
 import { relativeSpread } from './spread.js';
 
@@ -40,13 +41,14 @@ export function runRatePrediction(
   accountId: string | null,
   asOf: number,
   end: number,
+  why: SeriesWhy,
 ): DailyPrediction | null {
   const total = runRateTotal(events);
   if (total <= 0) return null;
   const H = end - asOf;
   const values = new Float64Array(H + 1);
   for (let u = 1; u <= H; u++) values[u] = total / RUN_RATE_WINDOW;
-  return { id, inflow, base: asOf, values, lag, customer: false, accountId, unit: unitOf(events, total), unitSpread: relativeSpread(events) };
+  return { id, inflow, base: asOf, values, lag, customer: false, accountId, unit: unitOf(events, total), unitSpread: relativeSpread(events), why };
 }
 
 /**
@@ -80,6 +82,7 @@ export function newCustomersPrediction(
     values[u] = rate * season[monthOf(asOf + u)]!;
   }
   const lags = orgQuantiles.map((d) => Math.max(0, orgArTerms + d));
+  const reason = `new customers: the rate of first and second orders of the last ${RUN_RATE_WINDOW} days, easing toward the longer run's, by season; paid after the usual ${orgArTerms} days' terms and the spread of the business's payment delays`;
   return {
     id: 'predicted:new-customers',
     inflow: true,
@@ -91,5 +94,6 @@ export function newCustomersPrediction(
     accountId,
     unit: unitOf(recentValues, recent * RUN_RATE_WINDOW),
     unitSpread: relativeSpread(recentValues),
+    why: { kind: 'predicted', documentId: null, contactId: null, reasonCode: 'new_customers', reason },
   };
 }

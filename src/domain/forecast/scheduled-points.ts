@@ -6,6 +6,8 @@
  */
 import { median, MIN_OWN_HISTORY } from './behaviour.js';
 import { amountOf, isPositive } from './cents.js';
+import { fromDay } from './days.js';
+import { paysWords } from './items.js';
 import type { PointPrediction } from './prepared.js';
 import { isGenerating, scheduleOccurrences, scheduledDueDay, type RepeatingSchedule } from './schedules.js';
 import type { Terms } from './terms.js';
@@ -27,12 +29,18 @@ export function scheduledPoints(schedules: readonly RepeatingSchedule[], terms: 
     const ar = sch.kind === 'AR';
     const c = sch.contactId;
     let delay = terms.orgBillDelay;
+    let habit = `the business's median ${delay} days late on bills`;
     if (ar) {
       const own = c ? (terms.customerDelays.get(c) ?? []) : [];
       delay = own.length >= MIN_OWN_HISTORY ? median(own.slice(-12)) : terms.orgArDelayMedian;
+      habit = paysWords(own.length >= MIN_OWN_HISTORY, delay);
     }
+    const every = sch.period === 1 ? (sch.unit === 'WEEKLY' ? 'weekly' : 'monthly') : `every ${sch.period} ${sch.unit === 'WEEKLY' ? 'weeks' : 'months'}`;
     for (const d of scheduleOccurrences(sch, asOf, end)) {
-      points.push({ id: `scheduled:${sch.id}`, inflow: ar, day: scheduledDueDay(sch, d) + delay, amount, accountId: sch.accountId, statistical: false, customer: ar });
+      const due = scheduledDueDay(sch, d);
+      const reason = `${every} schedule (repeating ${ar ? 'invoice' : 'bill'}): a document dated ${fromDay(d)}, due ${fromDay(due)}, and ${habit}`;
+      const why = { kind: 'scheduled', documentId: sch.id, contactId: c, reasonCode: 'schedule', reason } as const;
+      points.push({ id: `scheduled:${sch.id}`, inflow: ar, day: due + delay, amount, accountId: sch.accountId, statistical: false, customer: ar, why });
     }
     if (c) (ar ? customers : suppliers).add(c);
   }

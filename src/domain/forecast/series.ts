@@ -9,7 +9,8 @@ import { median } from './behaviour.js';
 import { amountOf, isPositive, toDec, toF, type Amount } from './cents.js';
 import { churnPerGap, SERIES_STOP_RATE } from './churn.js';
 import { cmpStr } from './compare.js';
-import { toDay } from './days.js';
+import { fromDay, toDay } from './days.js';
+import type { SeriesWhy } from './items.js';
 import { LOOKBACK } from './history.js';
 import { openOrderDays } from './po-matching.js';
 import type { DailyPrediction, PointPrediction } from './prepared.js';
@@ -98,13 +99,14 @@ export function predictSeries(
       rest.accountId ??= e.accountId;
     }
   }
-  const runRate = (id: string, rest: Rest, inflow: boolean, lag: number) => {
-    const r = runRatePrediction(id, rest.values, inflow, lag, rest.accountId, asOf, end);
+  const runRate = (id: string, rest: Rest, inflow: boolean, lag: number, what: string) => {
+    const reason = `run-rate of ${what} no series models: the last ${RUN_RATE_WINDOW} days' total (one-offs above 10 times the median capped), spread evenly${lag > 0 ? `, paid ${lag} days later (terms and the business's bill delay)` : ''}`;
+    const r = runRatePrediction(id, rest.values, inflow, lag, rest.accountId, asOf, end, { kind: 'run_rate', documentId: null, contactId: null, reasonCode: 'run_rate', reason });
     if (r) ctx.daily.push(r);
   };
-  runRate('predicted:other-bills', bills, false, terms.orgApTerms + terms.orgBillDelay);
-  runRate('predicted:other-receipts', bankIn, true, 0);
-  runRate('predicted:other-spending', bankOut, false, 0);
+  runRate('predicted:other-bills', bills, false, terms.orgApTerms + terms.orgBillDelay, 'the bills');
+  runRate('predicted:other-receipts', bankIn, true, 0, 'the bank receipts');
+  runRate('predicted:other-spending', bankOut, false, 0, 'the bank spending');
 }
 
 /** The series: bills per supplier (history.ts), bank transactions per direction, contact (or reference) and account. */
@@ -165,6 +167,7 @@ function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: 
     .sort((a, b) => toDec(a.amount).comparedTo(toDec(b.amount)) || a.day - b.day);
   const amount = recent[(recent.length - 1) >> 1]!.amount;
   const spread = relativeSpread(amounts.slice(-6).map((e) => toF(e.amount)));
+  const why = seriesWhy(key, s, 'cadence', `${match.cadence.toLowerCase().replace('_', '-')} cadence of ${days.length} past ${seriesWords(key, s)}, the last on ${fromDay(days[days.length - 1]!)}: the next dates from it, the median of the last three amounts${lagWords(s)}`);
   // Cash moves `lag` days after the event; an event after the last known one (a bill or an open order).
   const anchor = [...days];
   if (poDay !== undefined && poDay > anchor[anchor.length - 1]!) anchor.push(poDay);
@@ -177,6 +180,7 @@ function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: 
       accountId: lastEv.accountId,
       statistical: false,
       ...(spread > 0 ? { spread } : {}),
+      why,
     });
   }
   return true;
@@ -207,10 +211,20 @@ function renewalSeries(key: string, s: Series, { days, amounts }: ByDay, poDay: 
     const values = new Float64Array(H + 1);
     for (let u = 1; u <= H; u++) values[u] = m[u]! * level;
     const lastEv = amounts[amounts.length - 1]!;
-    ctx.daily.push({ id: `recurring:${key}`, inflow: s.inflow, base, values, lag: s.lag, customer: false, accountId: lastEv.accountId, unit: level, unitSpread: relativeSpread(recent.map((e) => toF(e.amount))) });
+    const why = seriesWhy(key, s, 'renewal', `frequent ${seriesWords(key, s)} without a calendar cadence (renewal model): ${recentEvents} in the last 180 days, a median ${med} days apart, the last on ${fromDay(lastKnown)}${lagWords(s)}`);
+    ctx.daily.push({ id: `recurring:${key}`, inflow: s.inflow, base, values, lag: s.lag, customer: false, accountId: lastEv.accountId, unit: level, unitSpread: relativeSpread(recent.map((e) => toF(e.amount))), why });
   }
   return true;
 }
+
+/** A recurring series' reason: its contact (a supplier, or a bank transaction's contact; none for a series keyed by description). */
+function seriesWhy(key: string, s: Series, reasonCode: 'cadence' | 'renewal', reason: string): SeriesWhy {
+  const who = s.bill ? key.slice(5) : key.split(':')[2]!;
+  return { kind: 'recurring', documentId: null, contactId: who === 'ref' || who === '' ? null : who, reasonCode, reason };
+}
+
+const seriesWords = (key: string, s: Series) => (s.bill ? 'bills of this supplier' : `bank ${s.inflow ? 'receipts' : 'payments'}${key.split(':')[2] === 'ref' ? ' of one description' : ' of this contact'}`);
+const lagWords = (s: Series) => (s.lag > 0 ? `, paid ${s.lag} days after each bill (terms and the business's bill delay)` : '');
 
 function addAmounts(a: Amount, b: Amount): Amount {
   const c = a.cents + b.cents;

@@ -33,6 +33,7 @@ import {
   textArray,
   totalsOf,
 } from './paging.js';
+import { documentSearch, namedContacts } from './search.js';
 
 export type ItemKind = 'invoices' | 'bills';
 
@@ -41,8 +42,13 @@ const SOURCE: Record<ItemKind, { source: string; ledgerType: string }> = {
   bills: { source: 'LEDGER_BILL', ledgerType: 'ACCPAY' },
 };
 
-/** Conditions on `ci` (cash_items) shared by the page, the counts and the totals. */
-export function itemWhere(orgId: string, source: string, ledgerType: string, f: ItemFilters): SQL {
+/**
+ * Conditions on `ci` (cash_items) shared by the page, the counts and the
+ * totals. With `q`, `named` are the contacts the search names as the caller
+ * may see them (namedContacts in search.ts: without READ_SENSITIVE, never a
+ * sensitive one); a search without them is a programming error.
+ */
+export function itemWhere(orgId: string, source: string, ledgerType: string, f: ItemFilters, named?: readonly string[]): SQL {
   const conds: SQL[] = [sql`ci.org_id = ${orgId}`, sql`ci.source = ${source}`, sql`ci.ledger_type = ${ledgerType}`];
   if (f.statuses.length > 0) conds.push(sql`ci.ledger_status = any(${textArray(f.statuses)})`);
   if (f.contactId) conds.push(sql`ci.contact_id = ${f.contactId}`);
@@ -52,24 +58,36 @@ export function itemWhere(orgId: string, source: string, ledgerType: string, f: 
   if (f.dueFrom) conds.push(sql`ci.due_date >= ${f.dueFrom}::date`);
   if (f.dueTo) conds.push(sql`ci.due_date <= ${f.dueTo}::date`);
   if (f.overdueOn) conds.push(sql`ci.due_date < ${f.overdueOn}::date and ci.ledger_status = 'AUTHORISED' and ci.amount_due > 0`);
+  if (f.q) {
+    if (!named) throw new Error('itemWhere: a search needs the contacts it names (namedContacts)');
+    // Invoices and bills by number or reference, credit notes by number; all by contact name. Only `ci` columns (keysSql).
+    const own = source === 'LEDGER_CREDIT_NOTE' ? [sql`ci.number`] : [sql`ci.number`, sql`ci.reference`];
+    conds.push(documentSearch(f.q, own, sql`ci.contact_id`, named));
+  }
   return sql.join(conds, sql` and `);
 }
 
+/** The contacts a list request's `q` names, as its caller may see them (empty without q). */
+export async function itemSearchContacts(db: Db, input: { orgId: string; filters: ItemFilters; gate: boolean }): Promise<string[]> {
+  return input.filters.q ? namedContacts(db, input.orgId, input.filters.q, input.gate) : [];
+}
+
 /** Filters the per-day and all-time summaries cannot answer (they know status, currency and date only). */
-const needsItems = (f: ItemFilters) => Boolean(f.contactId || f.dueFrom || f.dueTo || f.overdueOn);
+const needsItems = (f: ItemFilters) => Boolean(f.contactId || f.dueFrom || f.dueTo || f.overdueOn || f.q);
 
 /**
  * Counts and totals of items: from the summaries kept in step with cash_items
  * by triggers (migration 0001_list_counts: per org, source, type, status and
  * currency; and per sort date too) when the filters are among status and
- * dates; from the items themselves (through cash_items_contact_idx and
- * cash_items_due_idx) when a contactId or a due-date filter is given.
+ * dates; from the items themselves (through cash_items_contact_idx,
+ * cash_items_due_idx and cash_items_search_idx) when a contactId, a due-date
+ * filter or `q` is given (`named` as in itemWhere).
  */
-export function itemAggregate(orgId: string, source: string, ledgerType: string, f: ItemFilters): AggregateSource {
+export function itemAggregate(orgId: string, source: string, ledgerType: string, f: ItemFilters, named?: readonly string[]): AggregateSource {
   if (needsItems(f)) {
     return {
       from: sql`from cash_items ci`,
-      where: itemWhere(orgId, source, ledgerType, f),
+      where: itemWhere(orgId, source, ledgerType, f, named),
       status: sql`ci.ledger_status`,
       currency: sql`ci.currency`,
       n: sql`count(*)`,
@@ -108,6 +126,8 @@ export interface ItemListInput {
   totals: boolean;
   /** Totals are omitted above this many matched rows (spec: 100,000). */
   totalsCap?: number;
+  /** With `q`: the contacts it names (itemSearchContacts); listItems looks them up when absent. */
+  named?: readonly string[];
 }
 
 export interface ItemListResult<T> {
@@ -139,7 +159,7 @@ interface ItemRow extends Record<string, unknown> {
   contact_name: string | null;
 }
 
-export function invoiceKeysetSpec(input: Pick<ItemListInput, 'orgId' | 'kind' | 'filters' | 'gate'>): KeysetSpec {
+export function invoiceKeysetSpec(input: Pick<ItemListInput, 'orgId' | 'kind' | 'filters' | 'gate' | 'named'>): KeysetSpec {
   const { source, ledgerType } = SOURCE[input.kind];
   // Lines on sensitive accounts (lines=true) are gated in listItems, from the lines it fetches anyway.
   const gated = input.gate ? SENSITIVE_CONTACT : null;
@@ -147,15 +167,18 @@ export function invoiceKeysetSpec(input: Pick<ItemListInput, 'orgId' | 'kind' | 
     columns: sql`${sortKeyText(sql`ci.sort_date`, 'date')} as sort_key, ci.id, ci.number, ci.reference, ci.total,
         ci.amount_due, ci.amount_paid, ci.amount_credited, ci.currency, ci.issue_date, ci.due_date, ci.paid_date, ci.status, ci.ledger_status, ci.contact_id, c.name as contact_name`,
     from: sql`from cash_items ci left join contacts c on c.org_id = ci.org_id and c.id = ci.contact_id`,
-    where: itemWhere(input.orgId, source, ledgerType, input.filters),
+    where: itemWhere(input.orgId, source, ledgerType, input.filters, input.named),
     sortCol: sql`ci.sort_date`,
     sortKind: 'date',
     idCol: sql`ci.id`,
     gated,
     // A status list cannot be an index seek that keeps the order: filter it on cash_items_list_idx alone (index-only).
-    ...(input.filters.statuses.length > 0 && !input.filters.contactId ? { keysFirst: ITEM_KEYS_FIRST } : {}),
+    ...(keysFirstFits(input.filters) ? { keysFirst: ITEM_KEYS_FIRST } : {}),
   };
 }
+
+/** The keys-first page fits a status list alone: a contactId or `q` has its own index, which the keys scan would not use. */
+export const keysFirstFits = (f: ItemFilters) => f.statuses.length > 0 && !f.contactId && !f.q;
 
 export const ITEM_KEYS_FIRST = {
   keysFrom: sql`from cash_items ci`,
@@ -165,9 +188,9 @@ export const ITEM_KEYS_FIRST = {
 };
 
 /** Counts and totals source of a list request. */
-export function invoiceAggregate(input: Pick<ItemListInput, 'orgId' | 'kind' | 'filters'>): AggregateSource {
+export function invoiceAggregate(input: Pick<ItemListInput, 'orgId' | 'kind' | 'filters' | 'named'>): AggregateSource {
   const { source, ledgerType } = SOURCE[input.kind];
-  return itemAggregate(input.orgId, source, ledgerType, input.filters);
+  return itemAggregate(input.orgId, source, ledgerType, input.filters, input.named);
 }
 
 function toInvoice(r: ItemRow): Invoice {
@@ -374,7 +397,7 @@ async function walkWithLines(db: Db, input: ItemListInput, spec: KeysetSpec, fet
  * mixed-currency list, labelled as converted. A foreign document without a
  * rate cannot be converted: it is left out and counted in unconvertedCount.
  */
-async function convertedTotal(db: Db, input: Pick<ItemListInput, 'orgId' | 'kind' | 'filters'>): Promise<NonNullable<InvoiceBillTotals['convertedTotal']>> {
+async function convertedTotal(db: Db, input: Pick<ItemListInput, 'orgId' | 'kind' | 'filters' | 'named'>): Promise<NonNullable<InvoiceBillTotals['convertedTotal']>> {
   const { source, ledgerType } = SOURCE[input.kind];
   const [r] = await rows<{ currency: string; n: number | string; skipped: number | string; amount: string | null }>(
     db,
@@ -384,7 +407,7 @@ async function convertedTotal(db: Db, input: Pick<ItemListInput, 'orgId' | 'kind
           sum(case when ci.currency = o.base_currency then ci.total
                    when ci.currency_rate is not null and ci.currency_rate <> 0 then round(ci.total / ci.currency_rate, 2) end) as amount
         from cash_items ci join organisations o on o.id = ci.org_id
-        where ${itemWhere(input.orgId, source, ledgerType, input.filters)}
+        where ${itemWhere(input.orgId, source, ledgerType, input.filters, input.named)}
         group by o.base_currency`,
   );
   return {
@@ -397,7 +420,8 @@ async function convertedTotal(db: Db, input: Pick<ItemListInput, 'orgId' | 'kind
 }
 
 /** One page (or the autoPaginate set) of invoices or bills, with counts and optional totals. */
-export async function listItems(db: Db, input: ItemListInput): Promise<ItemListResult<Invoice>> {
+export async function listItems(db: Db, query: ItemListInput): Promise<ItemListResult<Invoice>> {
+  const input = { ...query, named: query.named ?? (await itemSearchContacts(db, query)) };
   const spec = invoiceKeysetSpec(input);
   const agg = invoiceAggregate(input);
   const fetched: FetchedLines = { lines: new Map(), sensitive: new Set() };

@@ -68,6 +68,29 @@ export async function ledgerConnection(db: Db, orgId: string) {
   return conn ?? null;
 }
 
+/** The columns of a left-joined `ledger_connections lc` that `connectionHealth` reads. */
+export const CONNECTION_HEALTH_COLUMNS = sql`lc.org_id is not null as connected, lc.token_state, lc.breaker_state, lc.last_successful_sync, lc.last_error_at, lc.consecutive_failures`;
+
+/** A connection's health as the ledger alert reads it (src/api/envelope.ts), from those columns; null without a connection. */
+export function connectionHealth(r: {
+  connected: boolean;
+  token_state: string | null;
+  breaker_state: string | null;
+  last_successful_sync: unknown;
+  last_error_at: unknown;
+  consecutive_failures: number | null;
+}) {
+  return r.connected
+    ? {
+        tokenState: r.token_state ?? 'ok',
+        breakerState: r.breaker_state ?? 'closed',
+        lastSuccessfulSync: pgTimestamp(r.last_successful_sync),
+        lastErrorAt: pgTimestamp(r.last_error_at),
+        consecutiveFailures: Number(r.consecutive_failures ?? 0),
+      }
+    : null;
+}
+
 /** What the envelope reads about an organisation, in one query: its charged calls on the UTC day of `day`, and its ledger connection. */
 export async function orgFacts(db: Db, orgId: string, day: Date) {
   const [r] = await rows<{
@@ -80,22 +103,10 @@ export async function orgFacts(db: Db, orgId: string, day: Date) {
     consecutive_failures: number | null;
   }>(
     db,
-    sql`select (${chargedCallsSql(orgId, day)}) as used, lc.org_id is not null as connected,
-          lc.token_state, lc.breaker_state, lc.last_successful_sync, lc.last_error_at, lc.consecutive_failures
+    sql`select (${chargedCallsSql(orgId, day)}) as used, ${CONNECTION_HEALTH_COLUMNS}
         from (select 1) as one left join ledger_connections lc on lc.org_id = ${orgId}`,
   );
-  return {
-    used: Number(r?.used ?? 0),
-    connection: r?.connected
-      ? {
-          tokenState: r.token_state ?? 'ok',
-          breakerState: r.breaker_state ?? 'closed',
-          lastSuccessfulSync: pgTimestamp(r.last_successful_sync),
-          lastErrorAt: pgTimestamp(r.last_error_at),
-          consecutiveFailures: Number(r.consecutive_failures ?? 0),
-        }
-      : null,
-  };
+  return { used: Number(r?.used ?? 0), connection: r ? connectionHealth(r) : null };
 }
 
 

@@ -36,13 +36,24 @@ import { type ContactSort, type ContactType, TOTALS_CAP } from '../../domain/lis
 import type { ContactDrill, ContactLastItem, ContactSummary, ContactsTotals, RecentPaidInvoice } from '../../schemas/ledger.js';
 import { type AggregateSource, countOf, dayToDateTime, type KeysetSpec, keysetPage, sortKeyText, tsToDateTime } from './paging.js';
 import { SENSITIVE_ACCOUNT } from '../../domain/sensitive.js';
+import { folded, searchPattern } from './search.js';
 
 export const RECENT_PAID_LIMIT = 50;
 
-function typeWhere(orgId: string, type: ContactType): SQL {
+/**
+ * The list's filters: type, and `q` on the name or email. Without
+ * READ_SENSITIVE (`gate`) a sensitive contact never matches a search (not
+ * even as a withheld, counted row: that would tell the name exists).
+ */
+function contactWhere(orgId: string, type: ContactType, q: string | undefined, gate: boolean): SQL {
   const conds: SQL[] = [sql`c.org_id = ${orgId}`];
   if (type === 'customer') conds.push(sql`c.is_customer`);
   if (type === 'supplier') conds.push(sql`c.is_supplier`);
+  if (q) {
+    const p = searchPattern(q);
+    conds.push(sql`(${folded(sql`c.name`, p)} or ${folded(sql`c.email`, p)})`);
+    if (gate) conds.push(sql`not c.is_sensitive`);
+  }
   return sql.join(conds, sql` and `);
 }
 
@@ -56,6 +67,8 @@ export interface ContactListInput {
   orgId: string;
   type: ContactType;
   sort: ContactSort;
+  /** Search text on the name or email (docs/lists.md#q). */
+  q?: string | undefined;
   after: CursorPosition | null;
   limit: number;
   gate: boolean;
@@ -110,13 +123,13 @@ function sortColumn(sort: ContactSort): { col: SQL; kind: 'timestamptz' | 'numer
   }
 }
 
-export function contactKeysetSpec(input: Pick<ContactListInput, 'orgId' | 'type' | 'gate'> & { sort?: ContactSort }): KeysetSpec {
+export function contactKeysetSpec(input: Pick<ContactListInput, 'orgId' | 'type' | 'gate' | 'q'> & { sort?: ContactSort }): KeysetSpec {
   const order = sortColumn(input.sort ?? 'recent_desc');
   return {
     columns: sql`${sortKeyText(order.col, order.kind)} as sort_key, ${sortKeyText(sql`c.last_synced_at`, 'timestamptz')} as last_synced_at,
         c.id, c.name, c.is_customer, c.is_supplier, c.is_sensitive, case when c.is_customer then b.ltv end as ltv`,
     from: sql`from contacts c left join contact_baselines b on b.org_id = c.org_id and b.contact_id = c.id`,
-    where: typeWhere(input.orgId, input.type),
+    where: contactWhere(input.orgId, input.type, input.q, input.gate),
     sortCol: order.col,
     sortKind: order.kind,
     idCol: sql`c.id`,

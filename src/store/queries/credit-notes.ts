@@ -12,7 +12,7 @@ import type { CursorPosition } from '../../domain/cursor.js';
 import { canonical, canonicalOrNull, dec } from '../../domain/money.js';
 import { LEDGER_STATUS_VALUES, type ItemFilters, TOTALS_CAP } from '../../domain/list-params.js';
 import type { CreditNote, CreditNoteDrill } from '../../schemas/ledger.js';
-import { ITEM_KEYS_FIRST, itemAggregate, itemWhere, SENSITIVE_CONTACT } from './cash-items.js';
+import { ITEM_KEYS_FIRST, itemAggregate, itemSearchContacts, itemWhere, keysFirstFits, SENSITIVE_CONTACT } from './cash-items.js';
 import { countOf, dayToDateTime, type KeysetSpec, keysetPage, sortKeyText, totalsOf } from './paging.js';
 import type { ItemListResult } from './cash-items.js';
 
@@ -69,24 +69,27 @@ export interface CreditNoteListInput {
   gate: boolean;
   totals: boolean;
   totalsCap?: number;
+  /** With `q`: the contacts it names (itemSearchContacts); listCreditNotes looks them up when absent. */
+  named?: readonly string[];
 }
 
-export function creditNoteKeysetSpec(input: Pick<CreditNoteListInput, 'orgId' | 'filters' | 'gate'>): KeysetSpec {
+export function creditNoteKeysetSpec(input: Pick<CreditNoteListInput, 'orgId' | 'filters' | 'gate' | 'named'>): KeysetSpec {
   return {
     columns: sql`${sortKeyText(sql`ci.sort_date`, 'date')} as sort_key, ${COLUMNS}`,
     from: FROM,
-    where: itemWhere(input.orgId, SOURCE, LEDGER_TYPE, input.filters),
+    where: itemWhere(input.orgId, SOURCE, LEDGER_TYPE, input.filters, input.named),
     sortCol: sql`ci.sort_date`,
     sortKind: 'date',
     idCol: sql`ci.id`,
     gated: input.gate ? SENSITIVE_CONTACT : null,
-    ...(input.filters.statuses.length > 0 && !input.filters.contactId ? { keysFirst: ITEM_KEYS_FIRST } : {}),
+    ...(keysFirstFits(input.filters) ? { keysFirst: ITEM_KEYS_FIRST } : {}),
   };
 }
 
-export async function listCreditNotes(db: Db, input: CreditNoteListInput): Promise<ItemListResult<CreditNote>> {
+export async function listCreditNotes(db: Db, query: CreditNoteListInput): Promise<ItemListResult<CreditNote>> {
+  const input = { ...query, named: query.named ?? (await itemSearchContacts(db, query)) };
   const spec = creditNoteKeysetSpec(input);
-  const agg = itemAggregate(input.orgId, SOURCE, LEDGER_TYPE, input.filters);
+  const agg = itemAggregate(input.orgId, SOURCE, LEDGER_TYPE, input.filters, input.named);
   const [page, totalCount] = await Promise.all([keysetPage<CreditNoteRow>(db, spec, input.after, input.limit), countOf(db, agg)]);
   const result: ItemListResult<CreditNote> = {
     items: page.rows.map(toCreditNote),

@@ -4,7 +4,7 @@
  * pending anomalies and the number of bank accounts, aggregated in SQL where
  * the ledger is large, in the base currency.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Db, rows } from '../db.js';
 import { addDays } from '../../domain/calendar.js';
 import { canonical, dec } from '../../domain/money.js';
@@ -66,16 +66,51 @@ export async function countBankAccounts(db: Db, orgId: string): Promise<number> 
  * summary's `ar` and the aged receivables and payables.
  */
 function ageingRows(orgId: string, source: 'LEDGER_INVOICE' | 'LEDGER_BILL', asOf: string) {
+  return ageingRowsIn(source, { join: sql``, orgs: sql`${orgId}`, asOf: sql`${asOf}::date` });
+}
+
+/**
+ * The same rows (with their org_id) for one organisation or several:
+ * `orgs` the organisation ids (a list), `asOf` the date each is aged at (a
+ * value, or a column of what `join` adds).
+ */
+function ageingRowsIn(source: 'LEDGER_INVOICE' | 'LEDGER_BILL', scope: { join: SQL; orgs: SQL; asOf: SQL }) {
+  const asOf = scope.asOf;
   return sql`select * from (
-      select i.contact_id, i.due_date, ${base('amount_due')} as amount,
-        case when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 90 then 'days90plus'
-             when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 60 then 'days90'
-             when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 30 then 'days60'
-             when ${asOf}::date - coalesce(i.due_date, i.issue_date, ${asOf}::date) > 0 then 'days30'
+      select i.org_id, i.contact_id, i.due_date, ${base('amount_due')} as amount,
+        case when ${asOf} - coalesce(i.due_date, i.issue_date, ${asOf}) > 90 then 'days90plus'
+             when ${asOf} - coalesce(i.due_date, i.issue_date, ${asOf}) > 60 then 'days90'
+             when ${asOf} - coalesce(i.due_date, i.issue_date, ${asOf}) > 30 then 'days60'
+             when ${asOf} - coalesce(i.due_date, i.issue_date, ${asOf}) > 0 then 'days30'
              else 'current' end as band
-      from cash_items i join organisations o on o.id = i.org_id
-      where i.org_id = ${orgId} and i.source = ${source} and i.ledger_status = 'AUTHORISED' and i.amount_due > 0) x
+      from cash_items i join organisations o on o.id = i.org_id ${scope.join}
+      where i.org_id in (${scope.orgs}) and i.source = ${source} and i.ledger_status = 'AUTHORISED' and i.amount_due > 0) x
     where amount > 0`;
+}
+
+/**
+ * Overdue receivables of several organisations, each aged as at its own
+ * date, in one query: what the aged receivables' totals.overdue (and the
+ * daily summary's ar less current) give for each one. Organisations owed
+ * nothing overdue are absent.
+ */
+export async function overdueReceivables(db: Db, days: readonly { orgId: string; asOf: string }[]): Promise<Map<string, string>> {
+  if (days.length === 0) return new Map();
+  const values = sql.join(
+    days.map((d) => sql`(${d.orgId}::text, ${d.asOf}::date)`),
+    sql`, `,
+  );
+  const list = await rows<{ org_id: string; amount: string | null }>(
+    db,
+    sql`select a.org_id, sum(a.amount)::text as amount
+        from (${ageingRowsIn('LEDGER_INVOICE', {
+          join: sql`join (values ${values}) as d(org_id, as_of) on d.org_id = i.org_id`,
+          orgs: sql.join(days.map((d) => sql`${d.orgId}`), sql`, `),
+          asOf: sql`d.as_of`,
+        })}) a
+        where a.band <> 'current' group by a.org_id`,
+  );
+  return new Map(list.map((r) => [r.org_id, canonical(r.amount ?? '0')]));
 }
 
 export async function arAgeingInStore(db: Db, orgId: string, asOf: string): Promise<ArAgeing> {

@@ -4,35 +4,49 @@
  * read to the current shape, the parts of it one endpoint needs) and each
  * purchase order's suppression.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from '../db.js';
 import * as s from '../schema.js';
+import type { ForecastItem } from '../../domain/forecast/items.js';
 import type { ForecastPayload } from '../../domain/forecast/types.js';
+import { insertSnapshotItems } from './forecast-snapshot-items.js';
 
 /** Snapshots kept per scenario (older ones are pruned when a new one is stored). */
 export const SNAPSHOTS_KEPT = 10;
 
-export async function storeSnapshots(db: Db, orgId: string, payloads: ForecastPayload[], computedAt: Date): Promise<void> {
+/**
+ * Stores one snapshot per scenario, with each scenario's items (`items[i]`
+ * for `payloads[i]`: what makes up its weeks, docs/forecast.md#items) when
+ * given, and prunes the oldest (their items go with them).
+ */
+export async function storeSnapshots(db: Db, orgId: string, payloads: ForecastPayload[], computedAt: Date, items?: readonly (readonly ForecastItem[])[]): Promise<void> {
   if (payloads.length === 0) return;
+  const ids = payloads.map((p) => `${p.scenarioId}:${computedAt.toISOString()}`);
   await db.transaction(async (tx) => {
     await tx.insert(s.forecastSnapshots).values(
-      payloads.map((p) => ({
+      payloads.map((p, i) => ({
         orgId,
-        id: `${p.scenarioId}:${computedAt.toISOString()}`,
+        id: ids[i]!,
         scenarioId: p.scenarioId,
         engineVersion: p.engineVersion,
         asOfDate: p.asOfDate,
         computedAt,
         payload: p,
+        itemCount: items?.[i]?.length ?? null,
       })),
     // A recompute at the same instant (a frozen CASHLINE_NOW, an operator change right after a recompute) replaces that snapshot.
     ).onConflictDoUpdate({
       target: [s.forecastSnapshots.orgId, s.forecastSnapshots.id],
-      set: { engineVersion: sql`excluded.engine_version`, asOfDate: sql`excluded.as_of_date`, payload: sql`excluded.payload` },
+      set: { engineVersion: sql`excluded.engine_version`, asOfDate: sql`excluded.as_of_date`, payload: sql`excluded.payload`, itemCount: sql`excluded.item_count` },
     });
-    await tx.execute(sql`delete from forecast_snapshots f where f.org_id = ${orgId} and f.id in (
+    // The items of a replaced snapshot are written afresh.
+    await tx.delete(s.forecastSnapshotItems).where(and(eq(s.forecastSnapshotItems.orgId, orgId), inArray(s.forecastSnapshotItems.snapshotId, ids)));
+    if (items) for (const [i, list] of items.entries()) await insertSnapshotItems(tx, orgId, ids[i]!, list);
+    // The pruned snapshots' items go with them.
+    await tx.execute(sql`with gone as (delete from forecast_snapshots f where f.org_id = ${orgId} and f.id in (
         select id from (select id, row_number() over (partition by scenario_id order by computed_at desc, id desc) as n
-          from forecast_snapshots where org_id = ${orgId}) r where r.n > ${SNAPSHOTS_KEPT})`);
+          from forecast_snapshots where org_id = ${orgId}) r where r.n > ${SNAPSHOTS_KEPT}) returning f.id)
+        delete from forecast_snapshot_items i where i.org_id = ${orgId} and i.snapshot_id in (select id from gone)`);
   });
 }
 
@@ -58,12 +72,13 @@ export async function latestSnapshot(db: Db, orgId: string, scenarioId?: string)
 /** A snapshot without its payload: enough to know which one is the latest (and to key a cache by its id). */
 export type SnapshotRef = Omit<StoredSnapshot, 'payload'>;
 
+/** The organisation's BASE scenario (`org`: an id, or a column such as sql`o.id`): the one /forecast and /cash-position read by default. */
+export const baseScenarioOf = (org: string | SQL) =>
+  sql`(select id from forecast_scenarios where org_id = ${org} and kind = 'BASE' order by created_at, id limit 1)`;
+
 /** The latest snapshot of a scenario (default: the BASE one), without reading its payload. */
 export async function latestSnapshotRef(db: Db, orgId: string, scenarioId?: string): Promise<SnapshotRef | null> {
-  const scenario =
-    scenarioId === undefined
-      ? sql`(select id from forecast_scenarios where org_id = ${orgId} and kind = 'BASE' order by created_at, id limit 1)`
-      : sql`${scenarioId}`;
+  const scenario = scenarioId === undefined ? baseScenarioOf(orgId) : sql`${scenarioId}`;
   const [row] = await rows<{ id: string; scenario_id: string; engine_version: number | string; as_of_date: string; computed_at: unknown }>(
     db,
     sql`select id, scenario_id, engine_version, as_of_date::text as as_of_date, computed_at from forecast_snapshots

@@ -15,6 +15,7 @@ import type { PurchaseOrder, PurchaseOrderDrill } from '../../schemas/ledger.js'
 import type { ItemListResult } from './cash-items.js';
 import { sensitiveCode } from './credit-notes.js';
 import { type AggregateSource, countOf, dayToDateTime, type KeysetSpec, keysetPage, sortKeyText, textArray, totalsOf } from './paging.js';
+import { documentSearch, namedContacts } from './search.js';
 
 const SENSITIVE_SUPPLIER = sql`coalesce(c.is_sensitive, false)`;
 
@@ -23,12 +24,17 @@ const COLUMNS = sql`po.id, po.number, po.reference, po.contact_id, c.name as con
 
 const FROM = sql`from purchase_orders po left join contacts c on c.org_id = po.org_id and c.id = po.contact_id`;
 
-function poWhere(orgId: string, f: ItemFilters): SQL {
+/** With `q`, `named` are the contacts it names as the caller may see them (search.ts; never a sensitive one without READ_SENSITIVE). */
+function poWhere(orgId: string, f: ItemFilters, named: readonly string[] | undefined): SQL {
   const conds: SQL[] = [sql`po.org_id = ${orgId}`];
   if (f.statuses.length > 0) conds.push(sql`po.status = any(${textArray(f.statuses)})`);
   if (f.contactId) conds.push(sql`po.contact_id = ${f.contactId}`);
   if (f.dateFrom) conds.push(sql`po.sort_date >= ${f.dateFrom}::date`);
   if (f.dateTo) conds.push(sql`po.sort_date <= ${f.dateTo}::date`);
+  if (f.q) {
+    if (!named) throw new Error('poWhere: a search needs the contacts it names (namedContacts)');
+    conds.push(documentSearch(f.q, [sql`po.number`], sql`po.contact_id`, named));
+  }
   return sql.join(conds, sql` and `);
 }
 
@@ -76,19 +82,21 @@ export interface PurchaseOrderListInput {
   gate: boolean;
   totals: boolean;
   totalsCap?: number;
+  /** With `q`: the contacts it names (namedContacts); listPurchaseOrders looks them up when absent. */
+  named?: readonly string[];
 }
 
-export function purchaseOrderKeysetSpec(input: Pick<PurchaseOrderListInput, 'orgId' | 'filters' | 'gate'>): KeysetSpec {
+export function purchaseOrderKeysetSpec(input: Pick<PurchaseOrderListInput, 'orgId' | 'filters' | 'gate' | 'named'>): KeysetSpec {
   return {
     columns: sql`${sortKeyText(sql`po.sort_date`, 'date')} as sort_key, ${COLUMNS}`,
     from: FROM,
-    where: poWhere(input.orgId, input.filters),
+    where: poWhere(input.orgId, input.filters, input.named),
     sortCol: sql`po.sort_date`,
     sortKind: 'date',
     idCol: sql`po.id`,
     gated: input.gate ? SENSITIVE_SUPPLIER : null,
     // A status list: filter on purchase_orders_list_idx alone (index-only), then fetch the page's rows.
-    ...(input.filters.statuses.length > 0 && !input.filters.contactId
+    ...(input.filters.statuses.length > 0 && !input.filters.contactId && !input.filters.q
       ? {
           keysFirst: {
             keysFrom: sql`from purchase_orders po`,
@@ -102,10 +110,10 @@ export function purchaseOrderKeysetSpec(input: Pick<PurchaseOrderListInput, 'org
 }
 
 /** Purchase orders are counted on the rows (purchase_orders_list_idx makes it index-only). */
-function poAggregate(input: Pick<PurchaseOrderListInput, 'orgId' | 'filters'>): AggregateSource {
+function poAggregate(input: Pick<PurchaseOrderListInput, 'orgId' | 'filters' | 'named'>): AggregateSource {
   return {
     from: sql`from purchase_orders po`,
-    where: poWhere(input.orgId, input.filters),
+    where: poWhere(input.orgId, input.filters, input.named),
     status: sql`po.status`,
     currency: sql`po.currency`,
     n: sql`count(*)`,
@@ -113,7 +121,9 @@ function poAggregate(input: Pick<PurchaseOrderListInput, 'orgId' | 'filters'>): 
   };
 }
 
-export async function listPurchaseOrders(db: Db, input: PurchaseOrderListInput): Promise<ItemListResult<PurchaseOrder>> {
+export async function listPurchaseOrders(db: Db, query: PurchaseOrderListInput): Promise<ItemListResult<PurchaseOrder>> {
+  const q = query.filters.q;
+  const input = { ...query, named: query.named ?? (q ? await namedContacts(db, query.orgId, q, query.gate) : []) };
   const spec = purchaseOrderKeysetSpec(input);
   const agg = poAggregate(input);
   const [page, totalCount] = await Promise.all([keysetPage<PoRow>(db, spec, input.after, input.limit), countOf(db, agg)]);
