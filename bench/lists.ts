@@ -6,6 +6,7 @@
  *   npx tsx bench/lists.ts              all scenarios, figures on stdout
  *   npx tsx bench/lists.ts --explain    the EXPLAIN (ANALYZE, BUFFERS) plans of the list queries
  *   npx tsx bench/lists.ts --quick      shorter runs
+ *   npx tsx bench/lists.ts --search     only the search (q=) runs
  *   npx tsx bench/lists.ts --ratio 5    only the throughput at 32 connections, real against floor,
  *                                       5 interleaved rounds per key (real first, then floor first),
  *                                       each round's ratio and their median: one round moves by 10-20%
@@ -263,8 +264,29 @@ async function main(): Promise<void> {
   const real = await start('real');
   const floor = await start('floor');
   const auth = (k: 'full' | 'gated') => ({ authorization: `Bearer ${keys[k]}` });
+  /** Search (issue 19, docs/lists.md#q): the real server only (the floor has no search). */
+  const searchRuns = async (summary: string[]) => {
+    for (const [name, path] of [
+      ['q= one invoice number (INV-123456: the trigram index)', '/api/agent/invoices?limit=200&q=INV-123456'],
+      ['q= a contact name (Contact 4217: the contact index, then its invoices)', '/api/agent/invoices?limit=200&q=Contact%204217'],
+      ['q= a word in most numbers (inv: a scan that stops after a page)', '/api/agent/invoices?limit=200&q=inv'],
+      ['q= a word in most numbers, with totals (inv: the whole count, the worst case)', '/api/agent/invoices?limit=200&q=inv&totals=true'],
+    ] as const) {
+      console.log(`## ${name}`);
+      await resetAudit();
+      await cannon(real.url + path, 1, 2, auth('full'));
+      const r = await cannon(real.url + path, 1, secs, auth('full'));
+      console.log(`  real:  ${fmt(r)}\n`);
+      summary.push(`${name}: p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
+    }
+  };
   try {
     const summary: string[] = [];
+    if (args.has('--search')) {
+      await searchRuns(summary);
+      for (const line of summary) console.log(`- ${line}`);
+      return;
+    }
     {
       console.log('## reference: the API pipeline alone (GET /api/agent/status: auth, tenancy, envelope, audit; no list)');
       await resetAudit();
@@ -339,6 +361,8 @@ async function main(): Promise<void> {
       console.log(`  floor: ${fmt(f)}\n`);
       summary.push(`${name}: p50 ${r.p50.toFixed(1)} ms`);
     }
+
+    await searchRuns(summary);
 
     for (const k of ['full', 'gated'] as const) {
       const name = `autoPaginate=true&lines=true, 5,000 invoices with 3 lines each (${k === 'full' ? 'READ_SENSITIVE key' : 'key without READ_SENSITIVE'})`;

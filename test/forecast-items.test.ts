@@ -23,7 +23,7 @@ import { D, dec, isCanonical } from '../src/domain/money.js';
 import { ITEM_KINDS, REASON_CODES } from '../src/domain/forecast/items.js';
 import { rows } from '../src/store/db.js';
 import { setContactSensitive } from '../src/store/tenancy.js';
-import { upsertCustomScenario } from '../src/store/queries/scenarios.js';
+import { removeCustomScenario, upsertCustomScenario } from '../src/store/queries/scenarios.js';
 import { SNAPSHOTS_KEPT } from '../src/store/queries/forecast-snapshots.js';
 import { ForecastResponse } from '../src/schemas/forecast.js';
 import { ForecastItemsResponse } from '../src/schemas/forecast-items.js';
@@ -279,6 +279,31 @@ describe.each(BACKENDS)('GET /api/agent/forecast/items on %s', (kind) => {
       sql`select count(*) as n from forecast_snapshot_items i where i.org_id = ${org} and not exists (select 1 from forecast_snapshots f where f.org_id = i.org_id and f.id = i.snapshot_id)`,
     );
     expect(Number(orphans!.n)).toBe(0);
+    // Their wordings likewise: each stored once per snapshot, none left behind, none missing.
+    const [words] = await rows<{ orphans: string; missing: string; shared: string }>(
+      api.store.db,
+      sql`select (select count(*) from forecast_snapshot_reasons r where r.org_id = ${org}
+                and not exists (select 1 from forecast_snapshots f where f.org_id = r.org_id and f.id = r.snapshot_id)) as orphans,
+             (select count(*) from forecast_snapshot_items i where i.org_id = ${org} and not exists (select 1 from forecast_snapshot_reasons r
+                where r.org_id = i.org_id and r.snapshot_id = i.snapshot_id and r.reason_id = i.reason_id)) as missing,
+             (select count(*) from forecast_snapshot_reasons r where r.org_id = ${org}) as shared`,
+    );
+    expect([Number(words!.orphans), Number(words!.missing)]).toEqual([0, 0]);
+    expect(Number(words!.shared)).toBeLessThan(counts.reduce((n, c) => n + Number(c.n), 0));
+    // A removed scenario takes its snapshots' items and wordings with it.
+    await upsertCustomScenario(api.store.db, org, { id: 'gone', name: 'Gone', adjustments: { inflowFactor: '0.9' } }, at);
+    await recomputeForecast(api.store.db, org, new Date(at.getTime() + 60_000));
+    const left = async () =>
+      (
+        await rows<{ i: string; r: string }>(
+          api.store.db,
+          sql`select (select count(*) from forecast_snapshot_items where org_id = ${org} and snapshot_id like 'gone:%') as i,
+                 (select count(*) from forecast_snapshot_reasons where org_id = ${org} and snapshot_id like 'gone:%') as r`,
+        )
+      ).map((x) => [Number(x.i) > 0, Number(x.r) > 0]);
+    expect(await left()).toEqual([[true, true]]);
+    expect(await removeCustomScenario(api.store.db, org, 'gone')).toBe(true);
+    expect(await left()).toEqual([[false, false]]);
   }, 120_000);
 
   it('the CLI command and MCP tool come from the catalogue: forecast-items / forecast_items, with week and kind', async () => {

@@ -577,11 +577,28 @@ export const forecastSnapshotItems = pgTable(
     expectedDate: day('expected_date').notNull(),
     probability: doublePrecision('probability').notNull(),
     reasonCode: text('reason_code').notNull(),
-    reason: text('reason').notNull(),
+    /** The wording, in forecast_snapshot_reasons. */
+    reasonId: integer('reason_id').notNull(),
   },
   (t) => [
     primaryKey({ name: 'forecast_snapshot_items_pk', columns: [t.orgId, t.snapshotId, t.weekIndex, t.seq] }),
   ],
+);
+
+/**
+ * Each distinct wording of a snapshot's item reasons, once (an invoice's 13
+ * weeks share one; `{chance}` is filled in from the row's probability at
+ * read time). Deleted with the snapshot's items.
+ */
+export const forecastSnapshotReasons = pgTable(
+  'forecast_snapshot_reasons',
+  {
+    orgId: text('org_id').notNull(),
+    snapshotId: text('snapshot_id').notNull(),
+    reasonId: integer('reason_id').notNull(),
+    template: text('template').notNull(),
+  },
+  (t) => [primaryKey({ name: 'forecast_snapshot_reasons_pk', columns: [t.orgId, t.snapshotId, t.reasonId] })],
 );
 
 /** The operator's opening-cash override. */

@@ -6,7 +6,7 @@
  */
 import { DMAX, DMIN, median, MIN_OWN_HISTORY, type DelayDist } from './behaviour.js';
 import { fromDay, toDay } from './days.js';
-import { paysWords, percent, shiftWords, type ItemWhy } from './items.js';
+import { CHANCE, paysWords, percent, shiftWords, type ItemWhy } from './items.js';
 import type { DailyPrediction, PItem, PointPrediction, PreparedForecast } from './prepared.js';
 import type { ManualItem, PurchaseOrder } from './types.js';
 
@@ -29,7 +29,7 @@ function customerHabit(p: PreparedForecast, contactId: string | null): string {
 export function receivableWhy(p: PreparedForecast, it: PItem, k: number, prob: number, dist: DelayDist, shift: number): ItemWhy {
   const due = it.due ?? it.issue ?? p.asOf;
   const habit = customerHabit(p, it.src.contactId);
-  const chance = `${percent(prob)} chance it is paid this week`;
+  const chance = `${CHANCE} chance it is paid this week`;
   const late = p.asOf - due;
   const [reasonCode, reason] =
     late > 0
@@ -67,8 +67,15 @@ export function billWhy(p: PreparedForecast, it: PItem, k: number, due: number):
   const [reasonCode, reason] =
     day < p.asOf
       ? (['bill_overdue', `${draft}overdue since ${fromDay(due)}: expected to be paid this week`] as const)
-      : (['bill_due', `${draft}due ${fromDay(due)}, plus the business's median ${p.orgBillDelay} days late on bills`] as const);
+      : (['bill_due', `${draft}due ${fromDay(due)}${billHabit(p.orgBillDelay)}`] as const);
   return { what: { kind: 'bill', documentId: it.src.id, contactId: it.src.contactId, reasonCode, reason }, day: within(p, k, day), probability: 1 };
+}
+
+/** The business's habit with bills, as words added to a due date. */
+function billHabit(delay: number): string {
+  if (delay === 0) return "; the business pays its bills on the due date (median)";
+  const d = Math.abs(delay) === 1 ? 'day' : 'days';
+  return `, plus the business's median ${Math.abs(delay)} ${d} ${delay > 0 ? 'late' : 'early'} on bills`;
 }
 
 /** An open purchase order not yet billed, expected on `day` (its arrival plus the supplier's terms and the business's bill delay). */
@@ -81,7 +88,7 @@ export function orderWhy(p: PreparedForecast, po: PurchaseOrder, k: number, day:
         ? ['issue', po.issueDate]
         : ['today', fromDay(p.asOf)];
   const terms = (po.contactId ? p.apTerms.get(po.contactId) : undefined) ?? p.orgApTerms;
-  const reason = `order not yet billed: ${label} ${date}, plus the supplier's ${terms} days' terms and the business's median ${p.orgBillDelay} days late on bills`;
+  const reason = `order not yet billed: ${label} ${date}, plus the supplier's ${terms} days' terms${p.orgBillDelay === 0 ? ', paid on the due date (the business\'s median)' : billHabit(p.orgBillDelay)}`;
   return { what: { kind: 'purchase_order', documentId: po.id, contactId: po.contactId, reasonCode: 'purchase_order', reason }, day: within(p, k, day), probability: 1 };
 }
 

@@ -83,7 +83,10 @@ export interface ForecastItem {
   expectedDate: string;
   probability: number;
   reasonCode: ReasonCode;
+  /** The reason in words: `template` with its {chance} filled in from `probability`. */
   reason: string;
+  /** The wording as stored, shared by the item's weeks (renderReason gives `reason`). */
+  template: string;
 }
 
 interface Entry {
@@ -131,6 +134,7 @@ export class ItemSink {
         week = e.week;
         seq = 0;
       }
+      const probability = roundProbability(e.probability);
       out.push({
         weekIndex: e.week,
         seq: ++seq,
@@ -141,9 +145,10 @@ export class ItemSink {
         documentId: e.why.documentId,
         contactId: e.why.contactId,
         expectedDate: dateOf(e.day),
-        probability: roundProbability(e.probability),
+        probability,
         reasonCode: e.why.reasonCode,
-        reason: e.why.reason,
+        reason: renderReason(e.why.reason, probability),
+        template: e.why.reason,
       });
     }
     return out;
@@ -170,6 +175,16 @@ export function paysWords(own: boolean, median: number): string {
   const d = Math.abs(n) === 1 ? 'day' : 'days';
   return `${who} a median ${Math.abs(n)} ${d} ${n > 0 ? 'late' : 'early'}`;
 }
+
+/**
+ * Where a reason's wording says how likely the item is this week: filled in
+ * from the item's (rounded) probability, so the wording of an invoice is the
+ * same in all its weeks and is stored once per snapshot.
+ */
+export const CHANCE = '{chance}';
+
+/** A reason's words: its template with {chance} as a percentage of `probability`. */
+export const renderReason = (template: string, probability: number): string => (template.includes(CHANCE) ? template.replace(CHANCE, percent(probability)) : template);
 
 /** "34%" ("<1%" for a small but real chance). */
 export function percent(p: number): string {

@@ -146,11 +146,13 @@ export async function loadContactCredits(db: Db, orgId: string): Promise<Contact
 export async function loadOpenCustomerNames(db: Db, orgId: string): Promise<Record<string, string>> {
   const list = await rows<{ id: string; name: string }>(
     db,
-    sql`select c.id, c.name from contacts c
-        where c.org_id = ${orgId} and c.id in (
-          select i.contact_id from cash_items i
+    // Driven from the open invoices (cash_items_open_idx), then their contacts by key: the other way round, PostgreSQL
+    // probed the invoices of every contact (386 ms on the 400k-document benchmark organisation, against 51).
+    sql`select c.id, c.name from (
+          select distinct i.contact_id from cash_items i
           where i.org_id = ${orgId} and i.source = 'LEDGER_INVOICE' and i.ledger_type = 'ACCREC'
-            and i.ledger_status in ('AUTHORISED', 'DRAFT', 'SUBMITTED') and i.contact_id is not null)`,
+            and i.ledger_status in ('AUTHORISED', 'DRAFT', 'SUBMITTED') and i.contact_id is not null) o
+        join contacts c on c.org_id = ${orgId} and c.id = o.contact_id`,
   );
   return Object.fromEntries(list.filter((r) => r.name.trim() !== '').map((r) => [r.id, r.name]));
 }

@@ -4,12 +4,12 @@
  * read to the current shape, the parts of it one endpoint needs) and each
  * purchase order's suppression.
  */
-import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from '../db.js';
 import * as s from '../schema.js';
 import type { ForecastItem } from '../../domain/forecast/items.js';
 import type { ForecastPayload } from '../../domain/forecast/types.js';
-import { insertSnapshotItems } from './forecast-snapshot-items.js';
+import { deleteSnapshotItems, insertSnapshotItems } from './forecast-snapshot-items.js';
 
 /** Snapshots kept per scenario (older ones are pruned when a new one is stored). */
 export const SNAPSHOTS_KEPT = 10;
@@ -40,13 +40,16 @@ export async function storeSnapshots(db: Db, orgId: string, payloads: ForecastPa
       set: { engineVersion: sql`excluded.engine_version`, asOfDate: sql`excluded.as_of_date`, payload: sql`excluded.payload`, itemCount: sql`excluded.item_count` },
     });
     // The items of a replaced snapshot are written afresh.
-    await tx.delete(s.forecastSnapshotItems).where(and(eq(s.forecastSnapshotItems.orgId, orgId), inArray(s.forecastSnapshotItems.snapshotId, ids)));
+    await deleteSnapshotItems(tx, orgId, sql.join(ids.map((id) => sql`${id}`), sql`, `));
     if (items) for (const [i, list] of items.entries()) await insertSnapshotItems(tx, orgId, ids[i]!, list);
     // The pruned snapshots' items go with them.
-    await tx.execute(sql`with gone as (delete from forecast_snapshots f where f.org_id = ${orgId} and f.id in (
+    const gone = await rows<{ id: string }>(
+      tx,
+      sql`delete from forecast_snapshots f where f.org_id = ${orgId} and f.id in (
         select id from (select id, row_number() over (partition by scenario_id order by computed_at desc, id desc) as n
-          from forecast_snapshots where org_id = ${orgId}) r where r.n > ${SNAPSHOTS_KEPT}) returning f.id)
-        delete from forecast_snapshot_items i where i.org_id = ${orgId} and i.snapshot_id in (select id from gone)`);
+          from forecast_snapshots where org_id = ${orgId}) r where r.n > ${SNAPSHOTS_KEPT}) returning f.id`,
+    );
+    if (gone.length) await deleteSnapshotItems(tx, orgId, sql.join(gone.map((g) => sql`${g.id}`), sql`, `));
   });
 }
 

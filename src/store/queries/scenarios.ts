@@ -10,6 +10,7 @@ import * as s from '../schema.js';
 import type { Scenario, ScenarioAdjustments, ScenarioKind } from '../../domain/forecast/types.js';
 import { DEFAULT_SCENARIO_ADJUSTMENTS } from '../../domain/forecast/project.js';
 import { isManualItem } from './manual-items.js';
+import { deleteSnapshotItems } from './forecast-snapshot-items.js';
 
 const BUILT_IN: { kind: 'BASE' | 'BEST' | 'WORST'; name: string }[] = [
   { kind: 'BASE', name: 'Base case' },
@@ -115,8 +116,7 @@ export async function removeCustomScenario(db: Db, orgId: string, id: string): P
   if (existing.kind !== 'CUSTOM') throw new ScenarioError(`scenario ${id} is built in and cannot be removed`);
   await db.transaction(async (tx) => {
     // Its snapshots' items first (forecast_snapshot_items has no foreign key).
-    await tx.execute(sql`delete from forecast_snapshot_items i where i.org_id = ${orgId}
-        and i.snapshot_id in (select f.id from forecast_snapshots f where f.org_id = ${orgId} and f.scenario_id = ${id})`);
+    await deleteSnapshotItems(tx, orgId, sql`select f.id from forecast_snapshots f where f.org_id = ${orgId} and f.scenario_id = ${id}`);
     await tx.delete(s.forecastSnapshots).where(and(eq(s.forecastSnapshots.orgId, orgId), eq(s.forecastSnapshots.scenarioId, id)));
     await tx.delete(s.forecastScenarios).where(and(eq(s.forecastScenarios.orgId, orgId), eq(s.forecastScenarios.id, id)));
   });
