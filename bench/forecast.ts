@@ -203,6 +203,21 @@ for (let i = 0; input && i < engineRuns; i++) {
     times.sort((a, b) => a - b);
     console.log(`  ${path}: p50 ${pct(times, 0.5).toFixed(1)} ms  p99 ${pct(times, 0.99).toFixed(1)} ms  max ${times[times.length - 1]!.toFixed(1)} ms  ${(bytes / 1024).toFixed(0)} KiB (target ${target})`);
   }
+  // What if (issue 18): computed per request from the books (load, learn, one scenario with its bands), nothing stored.
+  {
+    const m = Math.max(5, Math.min(30, Math.round(n / 50)));
+    const path = '/api/agent/forecast?detail=summary&receiptsDelayDays=14&outflowPercent=105&oneOff=-250000@2026-04-15';
+    const times: number[] = [];
+    for (let i = 0; i < m + 2; i++) {
+      const t = performance.now();
+      const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 200)}`);
+      if (i >= 2) times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`  what-if ${path.split('?')[1]}: p50 ${pct(times, 0.5).toFixed(0)} ms  max ${times[times.length - 1]!.toFixed(0)} ms over ${m} requests after 2 warm-up (target p50 <= 1500 ms)`);
+  }
   await server.close();
 }
 

@@ -67,7 +67,7 @@ export function queryFromFlags(e: Endpoint, flags: Record<string, unknown>): Rec
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
-const PLACEHOLDER: Record<ParamSpec['kind'], string> = { text: 'value', date: 'date', boolean: '', integer: 'n', enum: 'value' };
+const PLACEHOLDER: Record<ParamSpec['kind'], string> = { text: 'value', date: 'date', boolean: '', integer: 'n', number: 'x', enum: 'value' };
 
 /**
  * The first sentence of a description: up to the first full stop followed by a space (or the end) outside
@@ -93,7 +93,7 @@ export function firstSentence(description: string): string {
 function flagHelp(p: ParamSpec): string {
   const first = firstSentence(p.description);
   if (p.kind === 'enum') return `${first} (${p.values!.join(', ')})`;
-  if (p.kind === 'integer' && p.maximum !== undefined && !first.includes(String(p.maximum))) return `${first} (${p.minimum}-${p.maximum})`;
+  if ((p.kind === 'integer' || p.kind === 'number') && p.maximum !== undefined && !first.includes(String(p.maximum))) return `${first} (${p.minimum}-${p.maximum})`;
   return first;
 }
 

@@ -6,11 +6,8 @@
  * scenario with what makes up each of its weeks (its items). `cashline-server recompute` and the workers call it.
  */
 import type { Db } from '../store/db.js';
-import { dateIn } from '../domain/calendar.js';
 import { runForecast } from '../domain/forecast/engine.js';
-import { canonical } from '../domain/money.js';
-import { cashBuffer, loadCalibration } from '../store/queries/calibration.js';
-import { loadForecastInput } from '../store/queries/forecast-input.js';
+import { loadEngineInputs } from '../store/queries/forecast-input.js';
 import { saveSuppression, storeSnapshots } from '../store/queries/forecast-snapshots.js';
 import { orgMeta } from '../store/queries/organisation.js';
 import { ensureScenarios } from '../store/queries/scenarios.js';
@@ -33,11 +30,8 @@ export async function recomputeForecast(db: Db, orgId: string, now: Date): Promi
   const t0 = performance.now();
   const org = await orgMeta(db, orgId);
   if (!org) throw new RecomputeError(`no organisation ${orgId}`);
-  const asOf = dateIn(org.timezone, now);
   const scenarios = await ensureScenarios(db, orgId, now);
-  const input = await loadForecastInput(db, org, asOf);
-  const calibration = await loadCalibration(db, orgId);
-  const threshold = canonical((await cashBuffer(db, orgId)) ?? '0');
+  const { asOf, input, calibration, threshold } = await loadEngineInputs(db, org, now);
   const t1 = performance.now();
   const { prepared, payloads, items } = runForecast(input, scenarios, now, { calibration, threshold });
   const t2 = performance.now();

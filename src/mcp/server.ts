@@ -76,6 +76,10 @@ function typeOf(p: ParamSpec): z.ZodType {
   switch (p.kind) {
     case 'boolean':
       return z.boolean();
+    case 'number': {
+      const n = z.number().min(p.minimum ?? -Number.MAX_VALUE);
+      return p.maximum === undefined ? n : n.max(p.maximum);
+    }
     case 'integer': {
       const n = z.number().int().min(p.minimum ?? Number.MIN_SAFE_INTEGER);
       return p.maximum === undefined ? n : n.max(p.maximum);

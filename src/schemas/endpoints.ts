@@ -69,7 +69,7 @@ export const flagOf = (param: string): string => FLAG_NAMES[param] ?? param.repl
  */
 export interface ParamSpec {
   name: string;
-  kind: 'boolean' | 'integer' | 'enum' | 'date' | 'text';
+  kind: 'boolean' | 'integer' | 'number' | 'enum' | 'date' | 'text';
   description: string;
   /** The request needs it (the OpenAPI document's `required`). */
   required?: boolean;
@@ -368,7 +368,7 @@ export function paramsOf(e: Endpoint): ParamSpec[] {
     const d = documented[name];
     const s = d?.schema ?? {};
     const kind: ParamSpec['kind'] =
-      s.type === 'boolean' ? 'boolean' : s.type === 'integer' ? 'integer' : s.enum ? 'enum' : s.format === 'date' ? 'date' : 'text';
+      s.type === 'boolean' ? 'boolean' : s.type === 'integer' ? 'integer' : s.type === 'number' ? 'number' : s.enum ? 'enum' : s.format === 'date' ? 'date' : 'text';
     return {
       name,
       kind,

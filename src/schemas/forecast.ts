@@ -7,7 +7,9 @@
  */
 import { z } from '@hono/zod-openapi';
 import { AgentNote, alertFields, DateOnly, DateTime, Money } from './common.js';
-import { enumParam, intParam, textParam } from './query.js';
+import { decimalParam, enumParam, intParam, listParam, signedIntParam, textParam } from './query.js';
+import { isCalendarDate } from '../domain/calendar.js';
+import type { OneOff } from '../domain/forecast/what-if.js';
 
 import { SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../domain/sensitive.js';
 
@@ -45,7 +47,60 @@ export const ForecastQuery = z.object({
       'full (the default): every field of every week. summary: each week without itemIds, overdueItemIds and categories (the bulk of a large answer: thousands of item ids), keeping the figures, bands, shortfall, calibration and notes; an agent\'s first call.',
     example: 'summary',
   }),
+  // What if (issue 18; docs/forecast.md#what-if): any of these computes the forecast for this request only.
+  receiptsDelayDays: signedIntParam({
+    name: 'receiptsDelayDays',
+    min: -90,
+    max: 365,
+    description:
+      "What if customers pay later: days added to every expected customer receipt (open invoices, repeat purchases, scheduled invoices; negative: earlier), from -90 to 365. Like any what-if parameter, the forecast is computed for this request only (whatIf says so) and nothing is stored.",
+    example: 14,
+  }),
+  excludeContact: listParam<string>({
+    name: 'excludeContact',
+    max: 50,
+    itemDescription: 'A contact id (as in the contacts list).',
+    item: (v) => (v.length > 100 ? { error: 'is not a contact id (at most 100 characters)' } : { value: v }),
+    description:
+      "What if these customers never pay: their expected receipts (open invoices, repeat purchases, scheduled invoices) are left out. Contact ids, the parameter repeated or comma-separated, at most 50. An id that is no customer of the organisation changes nothing (whatIf.excludedReceiptCount says how many receipts were left out). What-if: computed for this request only.",
+    example: 'f1c2e7a0-5b1d-4c8e-9a4f-2d3b6c7e8f90',
+  }),
+  inflowPercent: decimalParam({
+    name: 'inflowPercent',
+    min: 0,
+    max: 1000,
+    decimals: 2,
+    description: 'What if every inflow were this percentage of the forecast (90: 10% less; 100: unchanged), 0 to 1000, at most 2 decimals; on top of the scenario\'s own factor. Not applied to oneOff lines. What-if: computed for this request only.',
+    example: 90,
+  }),
+  outflowPercent: decimalParam({
+    name: 'outflowPercent',
+    min: 0,
+    max: 1000,
+    decimals: 2,
+    description: 'What if every outflow were this percentage of the forecast (110: 10% more), 0 to 1000, at most 2 decimals; on top of the scenario\'s own factor. Not applied to oneOff lines. What-if: computed for this request only.',
+    example: 110,
+  }),
+  oneOff: listParam<OneOff>({
+    name: 'oneOff',
+    max: 20,
+    itemDescription: 'AMOUNT@YYYY-MM-DD: a signed amount (negative: a payment) with at most 2 decimals, and the day it moves.',
+    item: parseOneOff,
+    description:
+      'What if there were these one-off movements: AMOUNT@YYYY-MM-DD, positive a receipt and negative a payment (-25000@2026-12-15: a tax bill of 25,000 that day), the parameter repeated or comma-separated, at most 20. A day before today counts in the first week; one after the 13 weeks changes nothing. The amounts are as given (inflowPercent and outflowPercent do not scale them). What-if: computed for this request only.',
+    example: '-25000@2026-12-15',
+  }),
 });
+
+/** AMOUNT@YYYY-MM-DD: a one-off line of a what-if, or why it is not one. */
+function parseOneOff(v: string): { value: OneOff } | { error: string } {
+  const m = /^([+-]?)(\d{1,12})(?:\.(\d{1,2}))?@(\d{4}-\d{2}-\d{2})$/.exec(v);
+  if (!m) return { error: 'must be AMOUNT@YYYY-MM-DD (a signed amount with at most 2 decimals, e.g. -25000@2026-12-15)' };
+  if (!isCalendarDate(m[4]!)) return { error: 'has no real date (YYYY-MM-DD)' };
+  const digits = `${m[2]!.replace(/^0+(?=\d)/, '')}${m[3] ? `.${m[3].replace(/0+$/, '')}` : ''}`.replace(/\.$/, '');
+  if (/^0(\.0*)?$/.test(digits)) return { error: 'must not be zero' };
+  return { value: { amount: `${m[1] === '-' ? '-' : ''}${digits}`, date: m[4]! } };
+}
 
 // ---------------------------------------------------------------------------
 // Cash position (spec 2.2)
@@ -179,6 +234,40 @@ export const ForecastWeek = z
   })
   .openapi('ForecastWeek', { description: 'One week of the forecast, Monday to Sunday.' });
 
+/** What a what-if forecast was asked (as understood) and what it changes (issue 18). */
+export const WhatIfEcho = z
+  .object({
+    computed: z.literal('this_request').openapi({ description: 'The forecast was computed for this request from the books as they are now; nothing was stored, and the next plain GET /forecast is unchanged.' }),
+    receiptsDelayDays: z.number().int().openapi({ description: 'Days added to every expected customer receipt (0: none).' }),
+    excludeContact: z.array(z.string()).openapi({ description: 'Contacts whose expected receipts were left out.' }),
+    excludedReceiptCount: z.number().int().openapi({ description: 'Expected receipts (open invoices, repeat-purchase and scheduled series) of those contacts that were left out.' }),
+    inflowPercent: z.number().openapi({ description: 'Inflows as a percentage of the forecast (100: unchanged).' }),
+    outflowPercent: z.number().openapi({ description: 'Outflows as a percentage of the forecast (100: unchanged).' }),
+    oneOff: z
+      .array(
+        z.object({
+          id: z.string().openapi({ description: "The line's id in its week's itemIds." }),
+          amount: Money.openapi({ description: 'Signed: positive a receipt, negative a payment.' }),
+          date: DateOnly.openapi({ description: 'The day it moves.' }),
+        }),
+      )
+      .openapi({ description: 'The one-off lines added.' }),
+    baseline: z
+      .object({
+        endingCash: Money.openapi({ description: 'Closing cash of the last returned week without the what-if.' }),
+        minClosingCash: Money.openapi({ description: 'The lowest closing cash over the returned weeks without the what-if.' }),
+        minClosingCashWeekIndex: z.number().int().openapi({ description: 'Its week, 0-based.' }),
+      })
+      .openapi({ description: 'The same scenario computed in the same request from the same books without the what-if (its point forecast): the difference is the what-if\'s alone.' }),
+    change: z
+      .object({
+        endingCash: Money.openapi({ description: 'endingCash minus baseline.endingCash.' }),
+        minClosingCash: Money.openapi({ description: 'minClosingCash minus baseline.minClosingCash.' }),
+      })
+      .openapi({ description: 'What the what-if changes, exactly.' }),
+  })
+  .openapi('WhatIf');
+
 export const ForecastResponse = z
   .object({
     scenarioId: z.string().openapi({ description: 'The scenario forecast (the scenarioId parameter; base by default).' }),
@@ -206,6 +295,7 @@ export const ForecastResponse = z
     calibration: Calibration.nullable().optional().openapi({
       description: "This organisation's measured calibration of the bands; null when its history is too short to calibrate (the bands are then marked calibrated: false). Absent before engineVersion 3.",
     }),
+    whatIf: WhatIfEcho.optional().openapi({ description: 'Present only on a what-if (any of receiptsDelayDays, excludeContact, inflowPercent, outflowPercent, oneOff): the parameters as understood and the same forecast without them. Absent on a plain forecast.' }),
     ...alertFields,
   })
   .openapi('ForecastResponse');

@@ -122,6 +122,74 @@ export function statusParam(d: Doc & { values: readonly string[] }) {
     .openapi({ ...param(d) });
 }
 
+/** A whole number from `min` to `max`, either sign (`-7`); absent is undefined. */
+export function signedIntParam(d: Doc & { min: number; max: number }) {
+  const message = `must be a whole number from ${d.min} to ${d.max}`;
+  return text()
+    .superRefine((v, ctx) => {
+      if (v === undefined) return;
+      if (!/^[+-]?\d+$/.test(v)) return void ctx.addIssue({ code: 'custom', message });
+      const n = Number(v);
+      if (n < d.min || n > d.max) ctx.addIssue({ code: 'custom', message });
+    })
+    .transform((v): number | undefined => (v === undefined ? undefined : Number(v) + 0))
+    .openapi({ ...param(d), type: 'integer', minimum: d.min, maximum: d.max });
+}
+
+/** A number from `min` to `max` with at most `decimals` decimals (a percentage); absent is undefined. */
+export function decimalParam(d: Doc & { min: number; max: number; decimals: number }) {
+  const message = `must be a number from ${d.min} to ${d.max} with at most ${d.decimals} decimals`;
+  const shape = new RegExp(`^\\+?\\d+(\\.\\d{1,${d.decimals}})?$`);
+  return text()
+    .superRefine((v, ctx) => {
+      if (v === undefined) return;
+      if (!shape.test(v)) return void ctx.addIssue({ code: 'custom', message });
+      const n = Number(v);
+      if (n < d.min || n > d.max) ctx.addIssue({ code: 'custom', message });
+    })
+    .transform((v): number | undefined => (v === undefined ? undefined : Number(v)))
+    .openapi({ ...param(d), type: 'number', minimum: d.min, maximum: d.max });
+}
+
+/**
+ * A list: the parameter repeated (`a=1&a=2`) or comma-separated (`a=1,2`),
+ * or both; each value parsed by `item` (which names what is wrong with it),
+ * at most `max` values, duplicates kept once. Absent is an empty list.
+ */
+export function listParam<T>(d: Doc & { max: number; item: (value: string) => { value: T } | { error: string }; itemDescription: string }) {
+  return z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((v, ctx): T[] => {
+      const values = (v === undefined ? [] : typeof v === 'string' ? [v] : v)
+        .flatMap((x) => x.split(','))
+        .map((x) => x.trim())
+        .filter((x) => x !== '');
+      const unique = [...new Set(values)];
+      if (unique.length > d.max) {
+        ctx.addIssue({ code: 'custom', message: `at most ${d.max} values` });
+        return z.NEVER;
+      }
+      const out: T[] = [];
+      for (const x of unique) {
+        const r = d.item(x);
+        if ('error' in r) {
+          ctx.addIssue({ code: 'custom', message: `'${x.length > 60 ? `${x.slice(0, 60)}...` : x}' ${r.error}` });
+          return z.NEVER;
+        }
+        out.push(r.value);
+      }
+      return out;
+    })
+    .openapi({
+      ...param(d),
+      param: { name: d.name, in: 'query', style: 'form', explode: true },
+      type: 'array',
+      items: { type: 'string', description: d.itemDescription },
+      maxItems: d.max,
+    });
+}
+
 /** The parameter names of a query schema (an object, or an object piped into a transform). */
 export function queryShape(query: z.ZodType | null | undefined): Record<string, z.ZodType> {
   if (!query) return {};

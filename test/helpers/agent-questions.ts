@@ -233,6 +233,40 @@ export const QUESTIONS: Question[] = [
     },
   },
   {
+    q: 'What if our biggest debtor never pays us?',
+    who: 'owner',
+    steps: [
+      call('receivables_aged', { limit: 1 }),
+      (prev) => ({ tool: 'forecast', args: { excludeContact: (prev[0] as R<typeof AgedReceivablesResponse>).contacts[0]!.contactId } }),
+    ],
+    answer: ([a0, r]) => {
+      const top = (a0 as R<typeof AgedReceivablesResponse>).contacts[0]!;
+      const f = r as R<typeof ForecastResponse>;
+      const w = f.whatIf!;
+      return {
+        text:
+          `Without ${top.contactName}'s ${w.excludedReceiptCount} expected receipts, the lowest closing cash would be ${money(f.currency, f.minClosingCash)} (against ${money(f.currency, w.baseline.minClosingCash)}: ${money(f.currency, w.change.minClosingCash)}) ` +
+          `and the quarter would end at ${money(f.currency, f.endingCash)} (${money(f.currency, w.change.endingCash)}); the chance of a shortfall ${pct(f.shortfall?.probability ?? 0)}.`,
+        evidence: [top.contactName, f.minClosingCash, w.baseline.minClosingCash, w.change.minClosingCash, w.change.endingCash],
+      };
+    },
+  },
+  {
+    q: 'Can we afford a 25,000 tax payment on 15 December?',
+    who: 'owner',
+    steps: [call('forecast', { oneOff: '-25000@2026-12-15' })],
+    answer: ([r]) => {
+      const f = r as R<typeof ForecastResponse>;
+      const { w } = lowestWeek(f);
+      return {
+        text:
+          `With it, cash is lowest at ${money(f.currency, f.minClosingCash)} in the week of ${w.weekStart} (${money(f.currency, f.whatIf!.change.minClosingCash)} on the forecast), ` +
+          `with a ${pct(f.shortfall?.probability ?? 0)} chance of going below ${f.shortfall?.threshold ?? '0'} in the 13 weeks: ${Number(f.minClosingCash) > 0 ? 'yes, on this forecast' : 'not without other changes'}.`,
+        evidence: [f.minClosingCash, w.weekStart, f.whatIf!.change.minClosingCash],
+      };
+    },
+  },
+  {
     q: 'What scenarios do we have?',
     who: 'bookkeeper',
     steps: [call('scenarios')],

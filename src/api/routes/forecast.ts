@@ -15,6 +15,9 @@ import type { CashPosition, ForecastPayload, ForecastWeek } from '../../domain/f
 import { horizonTotals, type HorizonTotals } from '../../domain/forecast/totals.js';
 import { narrative } from '../../domain/narrative.js';
 import { redactNotes } from '../../domain/sensitive.js';
+import { canonical, dec } from '../../domain/money.js';
+import { isWhatIf, runWhatIf } from '../../domain/forecast/what-if.js';
+import { loadEngineInputs } from '../../store/queries/forecast-input.js';
 import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse, ScenariosResponse, SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../../schemas/forecast.js';
 import { liveCashPosition } from '../../store/queries/cash-position.js';
 import {
@@ -25,7 +28,7 @@ import {
   loadCashEvents,
 } from '../../store/queries/daily-summary.js';
 import { cashPositionOfSnapshot, outlookOfSnapshot, latestSnapshotRef, snapshotPayload } from '../../store/queries/forecast-snapshots.js';
-import { sensitiveIds } from '../../store/queries/organisation.js';
+import { sensitiveIds, type OrgMeta } from '../../store/queries/organisation.js';
 import { latestHeadlines, listScenarios, scenarioExists } from '../../store/queries/scenarios.js';
 import { AnswerCache, jsonText } from '../answer-cache.js';
 import type { Db } from '../../store/db.js';
@@ -137,6 +140,36 @@ export function shapeForecast(p: ForecastPayload, n: number, hiddenIds: Hidden, 
 
 /** What a read without READ_SENSITIVE renames: sensitive accounts (categories, bank accounts) and contacts (notes that name one). */
 type Hidden = { accounts: Set<string>; contacts: Set<string> };
+
+/**
+ * A what-if (issue 18, docs/forecast.md#what-if): the scenario computed now
+ * from the books with the request's changes on top, and without them, for
+ * this request only; nothing is stored or cached.
+ */
+async function whatIfForecast(db: Db, org: OrgMeta, q: z.output<typeof ForecastQuery>, hidden: Hidden, now: Date) {
+  const scenarios = await listScenarios(db, org.id);
+  const scenario = q.scenarioId === undefined ? scenarios.find((x) => x.kind === 'BASE') : scenarios.find((x) => x.id === q.scenarioId);
+  if (!scenario) throw new ApiError(404, 'not_found', `No scenario ${q.scenarioId ?? 'base'} in this organisation.`, { parameter: 'scenarioId' });
+  const inputs = await loadEngineInputs(db, org, now);
+  const run = runWhatIf(inputs.input, scenario, q, now, inputs);
+  const body = shapeForecast(run.payload, q.weeks, hidden, q.detail);
+  const baseline = shapeForecast(run.baseline, q.weeks, { accounts: new Set(), contacts: new Set() }, 'summary');
+  const minOf = (b: { minClosingCash?: string; endingCash: string }) => b.minClosingCash ?? b.endingCash;
+  return {
+    ...body,
+    whatIf: {
+      computed: 'this_request' as const,
+      receiptsDelayDays: q.receiptsDelayDays ?? 0,
+      excludeContact: q.excludeContact,
+      excludedReceiptCount: run.excludedReceiptCount,
+      inflowPercent: q.inflowPercent ?? 100,
+      outflowPercent: q.outflowPercent ?? 100,
+      oneOff: run.oneOff,
+      baseline: { endingCash: baseline.endingCash, minClosingCash: minOf(baseline), minClosingCashWeekIndex: baseline.minClosingCashWeekIndex ?? 0 },
+      change: { endingCash: canonical(dec(body.endingCash).minus(baseline.endingCash)), minClosingCash: canonical(dec(minOf(body)).minus(minOf(baseline))) },
+    },
+  };
+}
 const NONE_HIDDEN: Promise<Hidden> = Promise.resolve({ accounts: new Set(), contacts: new Set() });
 
 const pickTotals = (p: ForecastPayload): HorizonTotals => ({
@@ -190,6 +223,10 @@ export function registerForecast(app: ApiApp) {
       const { orgId, gate } = listCaller(c);
       const q = c.req.valid('query');
       const db = c.get('db');
+      if (isWhatIf(q)) {
+        const hidden = await (gate ? sensitiveIds(db, orgId) : NONE_HIDDEN);
+        return c.json(withAlerts(c, await whatIfForecast(db, callerOrg(c), q, hidden, c.get('deps').clock.now())), 200);
+      }
       const [ref, hidden] = await Promise.all([latestSnapshotRef(db, orgId, q.scenarioId), gate ? sensitiveIds(db, orgId) : NONE_HIDDEN]);
       // The shaped answer of a snapshot is immutable: served from the answer cache when this process has it.
       const key = ref && `${orgId}\0${ref.id}\0${q.weeks}\0${q.detail}\0${[...hidden.accounts].sort().join(',')}\0${[...hidden.contacts].sort().join(',')}`;

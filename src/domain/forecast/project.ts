@@ -53,6 +53,8 @@ interface EmitFlags {
   overdue?: boolean;
   probability?: boolean;
   category?: string;
+  /** Not scaled by the scenario's factors (a what-if's one-off). */
+  exact?: boolean;
 }
 
 /** Adds an amount of item `id` to week `k` (none when k < 0); `why` says what it is and why it is there (built only when items are collected). */
@@ -125,7 +127,7 @@ export function weekOf(p: PreparedForecast, day: number): number {
 function emitter(weeks: WeekAcc[], inF: Factor, outF: Factor, excluded: ReadonlySet<string>, items: ItemSink | undefined): Emit {
   return (k, id, amount, inflow, accountId, flags, why) => {
     if (k < 0 || excluded.has(id)) return;
-    const a = scale(amount, inflow ? inF : outF);
+    const a = flags.exact ? amount : scale(amount, inflow ? inF : outF);
     if (a.cents === 0 && (a.extra === null || a.extra.isZero())) return;
     if (items && why) items.add(k, id, inflow, a, why);
     const w = weeks[k]!;
@@ -251,7 +253,7 @@ function placeManual(p: PreparedForecast, manual: readonly ManualItem[], emit: E
     const abs = inflow ? a : amountOf(toDec(a).neg());
     if (!isPositive(abs)) continue;
     const k = weekOf(p, toDay(m.date));
-    emit(k, m.id, abs, inflow, m.accountId ?? null, { category: MANUAL }, why && k >= 0 ? manualWhy(p, m, k) : undefined);
+    emit(k, m.id, abs, inflow, m.accountId ?? null, { category: MANUAL, ...(m.exact ? { exact: true } : {}) }, why && k >= 0 ? manualWhy(p, m, k) : undefined);
   }
 }
 

@@ -268,7 +268,7 @@ function drawBills(p: PreparedForecast, open: readonly PItem[], d: Draws): void 
 }
 
 /** Scheduled and recurring points and manual lines: the same in every future. */
-function drawFixed(p: PreparedForecast, shift: number, manual: readonly { id: string; date: string; amount: string }[], d: Draws): void {
+function drawFixed(p: PreparedForecast, shift: number, manual: readonly { id: string; date: string; amount: string; exact?: boolean }[], d: Draws): void {
   for (const pt of p.points) {
     if (d.excluded.has(pt.id)) continue;
     const k = weekOf(p, pt.day + (pt.customer ? shift : 0));
@@ -289,8 +289,8 @@ function drawFixed(p: PreparedForecast, shift: number, manual: readonly { id: st
     const a = Number(m.amount);
     const k = weekOf(p, toDay(m.date));
     if (k < 0 || a === 0) continue;
-    if (a > 0) d.fixedIn[k]! += a * d.inF;
-    else d.fixedOut[k]! += -a * d.outF;
+    if (a > 0) d.fixedIn[k]! += a * (m.exact ? 1 : d.inF);
+    else d.fixedOut[k]! += -a * (m.exact ? 1 : d.outF);
   }
 }
 

@@ -95,6 +95,8 @@ export interface ManualItem {
   amount: string;
   description?: string;
   accountId?: string | null;
+  /** Not scaled by the scenario's inflow and outflow factors (a what-if's one-off: its amount as given). */
+  exact?: boolean;
 }
 
 export interface ForecastInput {

@@ -9,13 +9,15 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, rows } from '../db.js';
-import { addDays } from '../../domain/calendar.js';
+import { addDays, dateIn } from '../../domain/calendar.js';
 import { canonical } from '../../domain/money.js';
 import type { BankTxn, ContactCredit, ForecastInput, PurchaseOrder, RepeatingSchedule } from '../../domain/forecast/types.js';
 import { base, HISTORY_DAYS, loadHistory, loadOpenItems } from './forecast-items.js';
 import { loadAccounts, type OrgMeta } from './organisation.js';
 import { loadBankBalances, loadOverride } from './cash-position.js';
 import { loadManualItems } from './manual-items.js';
+import { cashBuffer, loadCalibration } from './calibration.js';
+import type { CalibrationState } from '../../domain/forecast/calibrate.js';
 
 /** A bank transaction row as the forecast's queries select it (signed amount, contact, first line's account code, reference). */
 export type BankTxnRow = {
@@ -188,4 +190,20 @@ export async function loadForecastInput(db: Db, org: OrgMeta, asOf: string): Pro
     credits,
     contactNames,
   };
+}
+
+/** What a forecast computation needs besides the scenarios: the organisation's today, the engine's input, its calibration and shortfall threshold. */
+export interface EngineInputs {
+  asOf: string;
+  input: ForecastInput;
+  calibration: CalibrationState | null;
+  /** Closing cash below this is a shortfall: the cash buffer, else 0 (canonical decimal). */
+  threshold: string;
+}
+
+/** Loads what the engine needs to forecast `org` as of `now` (the recompute and a what-if alike). */
+export async function loadEngineInputs(db: Db, org: OrgMeta, now: Date): Promise<EngineInputs> {
+  const asOf = dateIn(org.timezone, now);
+  const [input, calibration, buffer] = await Promise.all([loadForecastInput(db, org, asOf), loadCalibration(db, org.id), cashBuffer(db, org.id)]);
+  return { asOf, input, calibration, threshold: canonical(buffer ?? '0') };
 }

@@ -1,0 +1,61 @@
+/**
+ * What-if forecasts on the demo (issue 18, docs/forecast.md#what-if): GET
+ * /api/agent/forecast with what-if parameters is computed per request (load
+ * the books, learn, one scenario with its bands); nothing is stored. This
+ * times it on the demo as `npm start` serves it (the embedded store, the
+ * wholesaler's books), through the real server, one request at a time; the
+ * 400,000-document organisation's figure is printed by bench/forecast.ts.
+ *
+ *   npm run bench -- what-if        (or npx tsx bench/what-if.ts [--requests N])
+ */
+import { openStore } from '../src/store/db.js';
+import { migrate } from '../src/store/migrate.js';
+import { setupDemo } from '../src/server/demo.js';
+import { startServer } from '../src/api/server.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/log.js';
+import { ManualClock } from '../src/clock.js';
+import { NO_LIMITS } from './no-limits.js';
+
+const args = process.argv.slice(2);
+const n = Number(args[args.indexOf('--requests') + 1] || 30) || 30;
+const NOW = new Date('2026-11-23T09:00:00Z');
+
+const t0 = performance.now();
+const store = await openStore({ dataDir: 'memory://' });
+await migrate(store.db);
+const demo = await setupDemo(store.db, NOW, Object.assign(() => {}, { done: () => {} }));
+console.log(`# Cashline what-if benchmark (${new Date().toISOString()})`);
+console.log(`demo set up on PGlite in memory in ${((performance.now() - t0) / 1000).toFixed(1)} s; node ${process.version}`);
+
+const config = loadConfig({ CASHLINE_LOG_LEVEL: 'warn', CASHLINE_CURSOR_SECRET: 'bench-cursor-secret-0123456789' });
+const server = await startServer({
+  store,
+  config: { ...config, clock: new ManualClock(NOW.toISOString()) },
+  logger: createLogger(config),
+  host: '127.0.0.1',
+  port: 0,
+  limiter: NO_LIMITS,
+});
+const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+try {
+  for (const [label, query, target] of [
+    ['plain forecast (the stored snapshot)', 'detail=summary', ''],
+    ['what-if: receipts 14 days later', 'detail=summary&receiptsDelayDays=14', ' (target p50 <= 300 ms)'],
+    ['what-if: every parameter', 'detail=summary&receiptsDelayDays=14&inflowPercent=90&outflowPercent=105&oneOff=-25000@2026-12-15&excludeContact=none', ' (target p50 <= 300 ms)'],
+  ] as const) {
+    const times: number[] = [];
+    for (let i = 0; i < n + 3; i++) {
+      const t = performance.now();
+      const res = await fetch(`${server.url}/api/agent/forecast?${query}`, { headers: { authorization: `Bearer ${demo.keys.full}` } });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`${query}: ${res.status} ${body.slice(0, 200)}`);
+      if (i >= 3) times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`  ${label}: p50 ${pct(times, 0.5).toFixed(1)} ms  p99 ${pct(times, 0.99).toFixed(1)} ms over ${n} requests after 3 warm-up${target}`);
+  }
+} finally {
+  await server.close();
+  await store.close();
+}
