@@ -208,15 +208,20 @@ for (let i = 0; input && i < engineRuns; i++) {
     const m = Math.max(5, Math.min(30, Math.round(n / 50)));
     const path = '/api/agent/forecast?detail=summary&receiptsDelayDays=14&outflowPercent=105&oneOff=-250000@2026-04-15';
     const times: number[] = [];
+    let first = 0;
     for (let i = 0; i < m + 2; i++) {
       const t = performance.now();
       const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
       const body = await res.text();
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 200)}`);
+      if (i === 0) first = performance.now() - t;
       if (i >= 2) times.push(performance.now() - t);
     }
     times.sort((a, b) => a - b);
-    console.log(`  what-if ${path.split('?')[1]}: p50 ${pct(times, 0.5).toFixed(0)} ms  max ${times[times.length - 1]!.toFixed(0)} ms over ${m} requests after 2 warm-up (target p50 <= 1500 ms)`);
+    console.log(
+      `  what-if ${path.split('?')[1]}: p50 ${pct(times, 0.5).toFixed(0)} ms  max ${times[times.length - 1]!.toFixed(0)} ms over ${m} requests after 2 warm-up ` +
+        `(the model learned after the latest recompute, kept); the first after it (reads the books, learns) ${first.toFixed(0)} ms (target p50 <= 1500 ms)`,
+    );
   }
   await server.close();
 }

@@ -21,6 +21,7 @@ import { SCOPES } from '../src/domain/scopes.js';
 import { D } from '../src/domain/money.js';
 import { rows } from '../src/store/db.js';
 import { setContactSensitive } from '../src/store/tenancy.js';
+import { saveManualItems } from '../src/store/queries/manual-items.js';
 import { ForecastResponse } from '../src/schemas/forecast.js';
 import { ENDPOINTS } from '../src/schemas/endpoints.js';
 import { callTool } from '../src/mcp/server.js';
@@ -197,6 +198,20 @@ describe.each(BACKENDS)('what-if parameters on GET /api/agent/forecast on %s', (
     const g = await get('receiptsDelayDays=7&detail=full', gated);
     expect(g.status).toBe(200);
     for (const name of sensitiveNames) expect(g.text.includes(name), name).toBe(false);
+  });
+
+  it('after a recompute the what-if reads the books again: a manual line added and recomputed is in it (the model is kept per snapshot)', async () => {
+    const first = (await get('inflowPercent=100')).body;
+    await saveManualItems(api.store.db, org, [{ id: 'grant', date: '2026-12-02', amount: '12345.67' }], new Date(NOW));
+    // Not yet recomputed: the what-if keeps the model of the latest snapshot, as the plain forecast keeps the snapshot.
+    expect(closings((await get('inflowPercent=100')).body)).toEqual(closings(first));
+    await recomputeForecast(api.store.db, org, new Date(Date.parse(NOW) + 1000));
+    const plain = (await get('')).body;
+    const again = (await get('inflowPercent=100')).body;
+    expect(closings(again)).toEqual(closings(plain));
+    expect(D(again.endingCash).minus(first.endingCash).toFixed()).toBe('12345.67');
+    await saveManualItems(api.store.db, org, [], new Date(NOW));
+    await recomputeForecast(api.store.db, org, new Date(Date.parse(NOW) + 2000));
   });
 
   it('the CLI and the MCP forecast tool take the same parameters (typed inputs, the server checking them)', async () => {

@@ -8,10 +8,10 @@
  * what a stored forecast's do.
  */
 import { D } from '../money.js';
-import { prepareForecast, withBands, type BandOptions } from './engine.js';
+import { withBands, type BandOptions } from './engine.js';
 import { projectForecast } from './project.js';
 import type { PreparedForecast } from './prepared.js';
-import type { ForecastInput, ForecastPayload, ManualItem, Scenario, ScenarioAdjustments } from './types.js';
+import type { ForecastPayload, ManualItem, Scenario, ScenarioAdjustments } from './types.js';
 
 export interface OneOff {
   /** Signed: positive a receipt, negative a payment (canonical decimal). */
@@ -96,9 +96,12 @@ export interface WhatIfRun {
   oneOff: (OneOff & { id: string })[];
 }
 
-/** The forecast of `scenario` with the what-if on top, and without it, from one prepared model (nothing stored). */
-export function runWhatIf(input: ForecastInput, scenario: Scenario, w: WhatIf, computedAt: Date, bands: BandOptions): WhatIfRun {
-  const prepared = prepareForecast(input);
+/**
+ * The forecast of `scenario` with the what-if on top, and without it, from
+ * one prepared model (prepareForecast of the books; nothing stored, the model
+ * not changed: it may serve the next what-if).
+ */
+export function runWhatIf(prepared: PreparedForecast, scenario: Scenario, w: WhatIf, computedAt: Date, bands: BandOptions): WhatIfRun {
   const adjusted = whatIfScenario(prepared, scenario, w);
   const payload = withBands(prepared, adjusted, projectForecast(prepared, adjusted, computedAt), bands);
   return {
