@@ -82,3 +82,28 @@ describe('the brief states the chance of running short (issue 17)', () => {
     expect(rulesBrief(facts(dip, 6_000, overdue)).riskSignal.bodyMarkdown).not.toContain('chance');
   });
 });
+
+describe('the recommended action draws on the collections ranking (issue 18)', () => {
+  const collect: BriefFacts['collect'] = { key: 'bolt', name: 'Bolt Cafe', sensitive: false, number: 'INV-0042', amount: '7300.5', dueDate: '2026-12-04', daysOverdue: 0, lift: '4100.25' };
+  it('Given an overdue customer whose invoices, collected on time, lift the lowest week, Then the action chases it and states the lift', () => {
+    const withLift = { ...overdue, overdue: [{ ...overdue.overdue![0]!, lift: '3500' }], collect };
+    const b = rulesBrief(facts(dip, 3_000, withLift));
+    expect(b.recommendedAction.headline).toBe('Chase Acme for AUD 12,000 overdue');
+    expect(b.recommendedAction.bodyMarkdown).toContain('lifts the lowest week, week 6, by AUD 3,500');
+  });
+  it('Given no customer overdue and an invoice whose collection on its due date lifts the lowest week, Then the action is to collect it, with the lift', () => {
+    const b = rulesBrief(facts(dip, 3_000, { collect }));
+    expect(b.recommendedAction.headline).toBe('Collect AUD 7,301 from Bolt Cafe to lift week 6');
+    expect(b.recommendedAction.bodyMarkdown).toContain('invoice INV-0042');
+    expect(b.recommendedAction.bodyMarkdown).toContain('by **AUD 4,100**');
+    expect(b.recommendedAction.refs).toEqual([
+      { kind: 'customer', key: 'bolt', displayName: 'Bolt Cafe' },
+      { kind: 'week', weekNumber: 6 },
+    ]);
+  });
+  it('Given lifts of 0, Then the actions are as before: chase without a lift, else prepare for the heaviest week', () => {
+    const none = rulesBrief(facts(dip, 3_000, { ...overdue, overdue: [{ ...overdue.overdue![0]!, lift: '0' }] }));
+    expect(none.recommendedAction.bodyMarkdown).toContain('*Collecting it lifts cash today.*');
+    expect(rulesBrief(facts(dip, 3_000, { collect: { ...collect, lift: '0' } })).recommendedAction.headline).toMatch(/^Prepare for /);
+  });
+});

@@ -34,9 +34,9 @@ import { importDirectory } from '../src/ledger/import.js';
 import { recomputeBaselines } from '../src/jobs/baselines.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { generateDailyBrief } from '../src/jobs/brief.js';
-import { ROUTE_SCOPES } from '../src/api/route.js';
+import { ROUTE_SCOPES, scopesOf, type RouteScope } from '../src/api/route.js';
 import { PARTNER_ONLY } from '../src/api/auth.js';
-import { SCOPES, type Scope } from '../src/domain/scopes.js';
+import { SCOPES } from '../src/domain/scopes.js';
 import { rows } from '../src/store/db.js';
 import { createKey, setAccountSensitive, setContactSensitive } from '../src/store/tenancy.js';
 import { startTestApi, type TestApi } from './helpers/http.js';
@@ -49,7 +49,7 @@ const SENSITIVE_CANARY = 'zqxSECRETzqx';
 
 let served: string[] = [];
 /** Every endpoint the server's OpenAPI document lists (Hono form), with its required scope. */
-function endpoints(): { path: string; scope: Scope | null }[] {
+function endpoints(): { path: string; scope: RouteScope }[] {
   return served.map((path) => {
     if (!ROUTE_SCOPES.has(path)) throw new Error(`${path} is served but has no declared scope`);
     return { path, scope: ROUTE_SCOPES.get(path)! };
@@ -230,7 +230,7 @@ describe('scope matrix (spec 5: each endpoint needs its scope)', () => {
       for (const r of results) {
         if (!r) continue;
         checked++;
-        const held = r.ep.scope === null || subset.includes(r.ep.scope);
+        const held = scopesOf(r.ep.scope).every((x) => subset.includes(x));
         const ok = held ? r.status === 200 : r.status === 403;
         if (!ok) mismatches.push(`${r.ep.path} [${subset.join(',')}] -> ${r.status}`);
       }

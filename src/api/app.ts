@@ -38,7 +38,7 @@ import { ParamError } from '../domain/list-params.js';
 import type { Limiter } from '../domain/plans.js';
 import type { Warning } from '../schemas/common.js';
 import { observe, TOOL_PATTERN } from './observe.js';
-import { AGENT_PREFIX, pipelineWarnings, ROUTE_QUERY_PARAMS, ROUTE_SCOPES, warn } from './route.js';
+import { AGENT_PREFIX, pipelineWarnings, ROUTE_QUERY_PARAMS, ROUTE_SCOPES, scopesOf, warn } from './route.js';
 import { registerRoutes } from './routes/index.js';
 
 export interface AppOptions {
@@ -120,7 +120,7 @@ const matchEndpoint: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-const checkScope: MiddlewareHandler<AppEnv> = (c, next) => requireScope(ROUTE_SCOPES.get(c.get('route')) ?? null)(c, next);
+const checkScope: MiddlewareHandler<AppEnv> = (c, next) => requireScope(scopesOf(ROUTE_SCOPES.get(c.get('route')) ?? null))(c, next);
 
 const decodeSegment = (s: string): string => {
   try {

@@ -146,10 +146,11 @@ export const tenancy: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** Middleware: 403 insufficient_scope unless the key carries `scope` (null: any valid key). */
-export function requireScope(scope: Scope | null): MiddlewareHandler<AppEnv> {
+/** Middleware: 403 insufficient_scope unless the key carries every scope the route needs (none: any valid key). */
+export function requireScope(scopes: readonly Scope[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (scope && !c.get('key').scopes.includes(scope)) throw insufficientScope(scope);
+    const missing = scopes.find((s) => !c.get('key').scopes.includes(s));
+    if (missing) throw insufficientScope(missing);
     await next();
   };
 }

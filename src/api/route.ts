@@ -18,8 +18,14 @@ import type { AppEnv } from './context.js';
 
 export const AGENT_PREFIX = '/api/agent';
 
-/** Endpoint template (Hono form, /api/agent/contacts/:id) -> required scope (null: any valid key). */
-export const ROUTE_SCOPES = new Map<string, Scope | null>();
+/** What a route needs: a scope, every scope of a list, or null (any valid key). */
+export type RouteScope = Scope | readonly [Scope, ...Scope[]] | null;
+
+/** The scopes a route needs, as a list (empty: any valid key). */
+export const scopesOf = (scope: RouteScope): readonly Scope[] => (scope === null ? [] : typeof scope === 'string' ? [scope] : scope);
+
+/** Endpoint template (Hono form, /api/agent/contacts/:id) -> required scope(s) (null: any valid key). */
+export const ROUTE_SCOPES = new Map<string, RouteScope>();
 
 /** Endpoint template (Hono form) -> the query parameters it declares (and the shared orgId). */
 export const ROUTE_QUERY_PARAMS = new Map<string, readonly string[]>();
@@ -31,7 +37,7 @@ export function honoPath(openapiPath: string): string {
   return openapiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-export function agentRoute<const R extends Omit<RouteConfig, 'method'>>(scope: Scope | null, config: R) {
+export function agentRoute<const R extends Omit<RouteConfig, 'method'>>(scope: RouteScope, config: R) {
   if (!config.path.startsWith(`${AGENT_PREFIX}/`)) throw new Error(`agentRoute: ${config.path} is not under ${AGENT_PREFIX}/`);
   ROUTE_SCOPES.set(honoPath(config.path), scope);
   ROUTE_QUERY_PARAMS.set(honoPath(config.path), [...Object.keys(queryShape(config.request?.query as z.ZodType | undefined)), 'orgId']);
@@ -39,7 +45,7 @@ export function agentRoute<const R extends Omit<RouteConfig, 'method'>>(scope: S
     ...config,
     method: 'get',
     security: [{ bearerAuth: [] }],
-    description: `${config.description ?? ''}${config.description ? '\n\n' : ''}Scope: ${scope ?? 'any valid key'}.`,
+    description: `${config.description ?? ''}${config.description ? '\n\n' : ''}Scope: ${scope === null ? 'any valid key' : scopesOf(scope).join(' and ')}.`,
     parameters: [...(config.parameters ?? []), ...SHARED_PARAMETERS.map((name) => ({ $ref: `#/components/parameters/${name}` }))],
     responses: { ...commonErrorResponses, ...config.responses },
   } as R & { method: 'get' });

@@ -57,6 +57,7 @@ export function forModel(f: BriefFacts, sensitiveNames: readonly string[]): Brie
       categories: f.forecast.categories.map((c) => (c.sensitive ? { ...c, ...pseudo(accounts, 'account', c.key) } : c)),
     },
     overdue: f.overdue.map((d) => (d.sensitive ? { ...d, ...pseudo(contacts, 'contact', d.key) } : d)),
+    ...(f.collect ? { collect: f.collect.sensitive ? { ...f.collect, ...pseudo(contacts, 'contact', f.collect.key) } : f.collect } : {}),
     // A note's contact is for read-time redaction, not for the model: the model reads the scrubbed text only.
     notes: f.notes.map(({ contact: _named, ...n }) => ({ ...n, text: scrub(n.text) })),
   };
@@ -68,8 +69,8 @@ const SYSTEM = [
   '{"mainDriver": S, "riskSignal": S, "recommendedAction": S} where each S is',
   '{"headline": string (plain text, at most 80 characters, no markdown), "bodyMarkdown": string (1-3 sentences; only **bold** and *italic*; no links, lists, headings or code), "refs": [R]}',
   'and each R is {"kind":"customer","key":K,"displayName":N} or {"kind":"category","key":K,"displayName":N} or {"kind":"week","weekNumber":1-13},',
-  'using only the keys and names given in the facts (customers: overdue[].key/name; categories: forecast.categories[].key/name; weeks: forecast.weeks[].n).',
-  'mainDriver: what moves cash most over the 13 weeks. riskSignal: the most important risk. recommendedAction: one concrete action.',
+  'using only the keys and names given in the facts (customers: overdue[].key/name and collect.key/name; categories: forecast.categories[].key/name; weeks: forecast.weeks[].n).',
+  'mainDriver: what moves cash most over the 13 weeks. riskSignal: the most important risk. recommendedAction: one concrete action (when collect is given: collecting that invoice lifts the lowest week by collect.lift).',
   'Amounts are in the currency given; quote them as given, never invent figures.',
 ].join('\n');
 
@@ -164,7 +165,7 @@ export async function llmBrief(facts: BriefFacts, cfg: LlmConfig, sensitiveNames
 
 /** Refs must name what the facts hold (no invented customers, categories or weeks). */
 function checkRefs(p: DailyBriefPayload, f: BriefFacts): void {
-  const customers = new Set(f.overdue.map((d) => d.key));
+  const customers = new Set([...f.overdue.map((d) => d.key), ...(f.collect ? [f.collect.key] : [])]);
   const categories = new Set(f.forecast?.categories.map((c) => c.key) ?? []);
   const weeks = f.forecast?.weeks.length ?? 0;
   for (const [name, s] of Object.entries(p)) {

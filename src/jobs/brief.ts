@@ -12,8 +12,13 @@ import type { Db } from '../store/db.js';
 import { daysBetween } from '../domain/calendar.js';
 import { dec } from '../domain/money.js';
 import { latestSnapshot } from '../store/queries/forecast-snapshots.js';
-import { sensitiveAccountIds } from '../store/queries/organisation.js';
-import { type BriefCategory, type BriefFacts, rulesBrief } from '../domain/brief/rules.js';
+import { contactsByIds, orgMeta, sensitiveAccountIds } from '../store/queries/organisation.js';
+import { loadEngineInputs } from '../store/queries/forecast-input.js';
+import { listScenarios } from '../store/queries/scenarios.js';
+import { documentNumbers } from '../store/queries/cash-items.js';
+import { prepareForecast } from '../domain/forecast/engine.js';
+import { collections } from '../domain/forecast/collections.js';
+import { type BriefCategory, type BriefCollect, type BriefFacts, rulesBrief } from '../domain/brief/rules.js';
 import { slugify } from '../domain/slug.js';
 import { forModel, type LlmConfig, LlmBriefError, llmBrief } from './brief-llm.js';
 import { DailyBriefPayload } from '../schemas/brief.js';
@@ -36,6 +41,29 @@ function uniqueKeys<T extends { key: string }>(list: T[]): T[] {
   });
 }
 
+/**
+ * The collections ranking (GET /collections, the BASE forecast): each
+ * customer's lift of collecting its open invoices on their due dates, and
+ * the first invoice when one lifts the lowest week.
+ */
+async function collectionsFacts(db: Db, orgId: string, now: Date): Promise<{ lifts: Map<string, string>; top?: BriefCollect }> {
+  const meta = await orgMeta(db, orgId);
+  const base = (await listScenarios(db, orgId)).find((s) => s.kind === 'BASE');
+  if (!meta || !base) return { lifts: new Map() };
+  const { input } = await loadEngineInputs(db, meta, now);
+  const r = collections(prepareForecast(input), base, now);
+  const lifts = new Map(r.customers.map((c) => [c.contactId, c.lift]));
+  const first = r.receivables[0];
+  if (!first || !dec(first.lift).gt(0)) return { lifts };
+  const contact = first.contactId ? (await contactsByIds(db, orgId, [first.contactId])).get(first.contactId) : undefined;
+  const number = (await documentNumbers(db, orgId, [first.documentId])).get(first.documentId) ?? null;
+  const name = contact?.name.trim() || 'a customer';
+  return {
+    lifts,
+    top: { key: slugify(name), name, sensitive: contact?.sensitive ?? false, number, amount: first.amountDue, dueDate: first.dueDate, daysOverdue: first.daysOverdue, lift: first.lift },
+  };
+}
+
 export async function loadBriefFacts(db: Db, orgId: string, now: Date): Promise<{ facts: BriefFacts; sensitiveNames: string[]; plan: string | null }> {
   const asOf = utcDate(now);
   const org = await briefOrg(db, orgId);
@@ -46,6 +74,7 @@ export async function loadBriefFacts(db: Db, orgId: string, now: Date): Promise<
     overdueByCustomer(db, orgId, asOf),
     sensitiveNames(db, orgId),
   ]);
+  const ranking = snap ? await collectionsFacts(db, orgId, now) : { lifts: new Map<string, string>() };
   const sortedDebtors = debtors.sort((a, b) => dec(b.amount).cmp(dec(a.amount)) || (a.id < b.id ? -1 : 1));
   const overdue = uniqueKeys(
     sortedDebtors.slice(0, 5).map((d) => ({
@@ -56,6 +85,7 @@ export async function loadBriefFacts(db: Db, orgId: string, now: Date): Promise<
       invoices: Number(d.n),
       oldestDueDate: d.oldest,
       daysOverdue: daysBetween(d.oldest, asOf),
+      ...(ranking.lifts.has(d.id) ? { lift: ranking.lifts.get(d.id)! } : {}),
     })),
   );
   let forecast: BriefFacts['forecast'] = null;
@@ -95,6 +125,7 @@ export async function loadBriefFacts(db: Db, orgId: string, now: Date): Promise<
       asOfDate: asOf,
       forecast,
       overdue,
+      ...(ranking.top ? { collect: ranking.top } : {}),
       overdueTotal: debtors.reduce((a, d) => a.plus(d.amount), dec(0)).toString(),
       overdueCustomers: debtors.length,
       notes: snap?.payload.notesForAgent ?? [],

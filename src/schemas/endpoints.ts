@@ -35,6 +35,7 @@ import {
 } from './ledger.js';
 import { OrgsResponse } from './orgs.js';
 import { PortfolioQuery, PortfolioResponse } from './portfolio.js';
+import { CollectionsQuery, CollectionsResponse } from './collections.js';
 import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse, ScenariosResponse } from './forecast.js';
 import { AgedPayablesResponse, AgedReceivablesResponse } from './aged.js';
 import { ForecastItemsQuery, ForecastItemsResponse } from './forecast-items.js';
@@ -297,6 +298,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
     name: 'forecast-items', path: '/api/agent/forecast/items', query: ForecastItemsQuery, response: ForecastItemsResponse,
     summary: 'what makes up one week of the forecast, item by item (--week N, 0-based)',
     description: `What makes up one week of the forecast (week is required: the 0-based index of the forecast tool's weeks, 0 = this week, 12 = the last; minClosingCashWeekIndex is one), from the same stored forecast the forecast tool reads (scenarioId as there, default BASE): each invoice, bill, scheduled document, recurring flow, predicted sale, run-rate, purchase order and manual line, with its direction (in/out), amount, contact, document id (null for statistical items), expected date, probability and why it lands that week (reasonCode, and reason in words: 'due 2026-12-01; the customer pays a median 23 days late', 'overdue 40 days: conditional delay'). A week's items in add up exactly to its inflow, its items out to its outflow. Largest amount first; kind=invoice (bill, predicted, ...) keeps one kind. Use for "what makes up week 9", "which invoices are expected next week", "why is week 5 so low", or to explain a forecast figure. ${PAGING} ${COMMON}`,
+  }),
+  endpoint({
+    name: 'collections', path: '/api/agent/collections', query: CollectionsQuery, response: CollectionsResponse,
+    summary: 'what to chase first to lift the lowest forecast week (and bills that could wait)',
+    description: `What to do about the lowest week of the 13-week forecast: the open invoices ranked by lift, how much the lowest closing cash would rise if each were collected on its due date (today when overdue) instead of when the forecast expects it, with what is owed, days overdue, the predicted payment date, the chance it is still unpaid after the lowest week and the customer's paying history; beside them, the bills the forecast expects paid before their due week, with the lift of paying each on its due date. Use for "what should I do about my lowest week", "who should I chase first" or "which bills can wait"; the lifts are exact changes of the forecast tool's minClosingCash. limit returns that many of each (default 10). Needs READ_INVOICES and READ_FORECAST. ${COMMON}`,
   }),
   endpoint({
     name: 'receivables-aged', path: '/api/agent/receivables/aged', query: AgedQuery, response: AgedReceivablesResponse,

@@ -33,6 +33,7 @@ import type { DailyBriefResponse } from '../../src/schemas/brief.js';
 import type { OrgsResponse } from '../../src/schemas/orgs.js';
 import type { ForecastItemsResponse } from '../../src/schemas/forecast-items.js';
 import type { PortfolioResponse } from '../../src/schemas/portfolio.js';
+import type { CollectionsResponse } from '../../src/schemas/collections.js';
 
 export interface Call {
   tool: string;
@@ -229,6 +230,22 @@ export const QUESTIONS: Question[] = [
           `${money(it.currency, it.totals!.inflow)} expected from ${it.totalCount} invoices in the week of ${it.week.weekStart} (each counted at its chance of being paid that week). ` +
           `The largest: ${top.map((x) => `${money(it.currency, x.amount)} from ${x.contactName ?? 'no contact'} (${Math.round(x.probability * 100)}% chance, around ${x.expectedDate})`).join('; ')}.`,
         evidence: [it.week.weekStart, it.totals!.inflow, ...top.map((x) => x.amount), ...top.map((x) => x.contactName)],
+      };
+    },
+  },
+  {
+    q: 'What should I do about my lowest week?',
+    who: 'owner',
+    steps: [call('collections', { limit: 3 })],
+    answer: ([r]) => {
+      const c = r as R<typeof CollectionsResponse>;
+      const top = c.receivables;
+      return {
+        text:
+          `Cash is lowest in week ${c.lowestWeekIndex + 1} (${money(c.currency, c.minClosingCash)}). Chase first: ` +
+          top.map((x) => `${x.number ?? x.documentId} from ${x.contactName ?? 'no contact'} (${money(c.currency, x.amountDue)}, ${x.daysOverdue ? `${x.daysOverdue} days overdue` : `due ${x.dueDate}`}; collecting it on its due date lifts the lowest week by ${money(c.currency, x.lift)}; ${x.history})`).join('; ') +
+          `. ${c.payableCount ? `${c.payableCount} bills could wait until their due dates.` : 'No bill is paid before its due date, so none can wait.'}`,
+        evidence: [c.minClosingCash, ...top.map((x) => x.lift), ...top.map((x) => x.contactName)],
       };
     },
   },

@@ -17,9 +17,7 @@ import { narrative } from '../../domain/narrative.js';
 import { redactNotes } from '../../domain/sensitive.js';
 import { canonical, dec } from '../../domain/money.js';
 import { isWhatIf, runWhatIf } from '../../domain/forecast/what-if.js';
-import { loadEngineInputs, type EngineInputs } from '../../store/queries/forecast-input.js';
-import { prepareForecast } from '../../domain/forecast/engine.js';
-import type { PreparedForecast } from '../../domain/forecast/prepared.js';
+import { forecastModel } from '../forecast-model.js';
 import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse, ScenariosResponse, SENSITIVE_ACCOUNT, SENSITIVE_CONTACT } from '../../schemas/forecast.js';
 import { liveCashPosition } from '../../store/queries/cash-position.js';
 import {
@@ -144,27 +142,6 @@ export function shapeForecast(p: ForecastPayload, n: number, hiddenIds: Hidden, 
 type Hidden = { accounts: Set<string>; contacts: Set<string> };
 
 /**
- * The books read and the model learned from them (prepareForecast), per
- * process, for the what-ifs after each recompute: keyed by the organisation's
- * latest BASE snapshot (a sync, an operator change and the nightly job each
- * recompute, so a new snapshot means the books may have changed) and its
- * today. Eight organisations, least recently used out; before any snapshot,
- * read on every request.
- */
-const whatIfModels = new AnswerCache<{ length: 1; inputs: EngineInputs; prepared: PreparedForecast }>(8);
-
-async function whatIfModel(db: Db, org: OrgMeta, now: Date) {
-  const ref = await latestSnapshotRef(db, org.id);
-  const key = ref && `${org.id}\0${ref.id}\0${dateIn(org.timezone, now)}`;
-  const cached = key ? whatIfModels.get(key) : undefined;
-  if (cached) return cached;
-  const inputs = await loadEngineInputs(db, org, now);
-  const model = { length: 1 as const, inputs, prepared: prepareForecast(inputs.input) };
-  if (key) whatIfModels.set(key, model);
-  return model;
-}
-
-/**
  * A what-if (issue 18, docs/forecast.md#what-if): the scenario computed now
  * from the books with the request's changes on top, and without them, for
  * this request only; nothing is stored or cached.
@@ -173,7 +150,7 @@ async function whatIfForecast(db: Db, org: OrgMeta, q: z.output<typeof ForecastQ
   const scenarios = await listScenarios(db, org.id);
   const scenario = q.scenarioId === undefined ? scenarios.find((x) => x.kind === 'BASE') : scenarios.find((x) => x.id === q.scenarioId);
   if (!scenario) throw new ApiError(404, 'not_found', `No scenario ${q.scenarioId ?? 'base'} in this organisation.`, { parameter: 'scenarioId' });
-  const model = await whatIfModel(db, org, now);
+  const model = await forecastModel(db, org, now);
   const run = runWhatIf(model.prepared, scenario, q, now, model.inputs);
   const body = shapeForecast(run.payload, q.weeks, hidden, q.detail);
   const baseline = shapeForecast(run.baseline, q.weeks, { accounts: new Set(), contacts: new Set() }, 'summary');

@@ -12,6 +12,7 @@ import { registerForecastItems } from './forecast-items.js';
 import { registerBrief } from './brief.js';
 import { registerAged } from './aged.js';
 import { registerPortfolio } from './portfolio.js';
+import { registerCollections } from './collections.js';
 
 export function registerRoutes(app: ApiApp): void {
   registerStatus(app);
@@ -26,6 +27,7 @@ export function registerRoutes(app: ApiApp): void {
   registerBrief(app);
   registerAged(app);
   registerPortfolio(app);
+  registerCollections(app);
 }
 
 type RoutesOf<F extends (app: ApiApp) => unknown> = ReturnType<F> extends OpenAPIHono<AppEnv, infer S> ? S : never;
@@ -47,5 +49,6 @@ export type AgentApp = OpenAPIHono<
     RoutesOf<typeof registerForecastItems> &
     RoutesOf<typeof registerAged> &
     RoutesOf<typeof registerPortfolio> &
+    RoutesOf<typeof registerCollections> &
     RoutesOf<typeof registerBrief>
 >;

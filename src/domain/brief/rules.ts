@@ -36,6 +36,20 @@ export interface BriefDebtor {
   invoices: number;
   oldestDueDate: string;
   daysOverdue: number;
+  /** How much collecting its open invoices on their due dates lifts the lowest forecast week (the collections ranking); absent when unknown. */
+  lift?: string;
+}
+
+export interface BriefCollect {
+  key: string;
+  name: string;
+  sensitive: boolean;
+  number: string | null;
+  amount: string;
+  dueDate: string | null;
+  daysOverdue: number;
+  /** How much the lowest closing cash rises (positive). */
+  lift: string;
 }
 
 export interface BriefFacts {
@@ -56,6 +70,12 @@ export interface BriefFacts {
   } | null;
   /** The largest overdue customer balances, at most 5. */
   overdue: BriefDebtor[];
+  /**
+   * The first of the collections ranking (GET /collections): the open invoice
+   * whose collection on its due date lifts the lowest forecast week most;
+   * absent when none lifts it. Recommended when no customer is overdue.
+   */
+  collect?: BriefCollect;
   overdueTotal: string;
   overdueCustomers: number;
   notes: AgentNote[];
@@ -193,16 +213,33 @@ function riskSignalSection(f: BriefFacts, m: Money): BriefSection {
   return section('No risk signal today', 'No receivables are overdue and no forecast is available yet.', []);
 }
 
-/** The recommended action: chase the largest overdue balance, else cover a shortfall, else prepare for the heaviest week. */
+/**
+ * The recommended action: chase the largest overdue customer (with the lift
+ * of collecting its invoices on time, from the collections ranking), else
+ * collect the invoice at the top of the collections ranking, else cover a
+ * shortfall, else prepare for the heaviest week.
+ */
 function recommendedActionSection(f: BriefFacts, m: Money): BriefSection {
   const fc = f.forecast;
   const top = f.overdue[0];
   if (top) {
     const name = cleanName(top.name);
+    const lift = fc && top.lift !== undefined && dec(top.lift).gt(0) ? top.lift : null;
     return section(
       `Chase ${name} for ${m(top.amount)} overdue`,
-      `Contact **${name}** about ${top.invoices === 1 ? 'the overdue invoice' : `the ${top.invoices} overdue invoices`} (oldest due ${top.oldestDueDate}). *Collecting it lifts cash today.*`,
+      `Contact **${name}** about ${top.invoices === 1 ? 'the overdue invoice' : `the ${top.invoices} overdue invoices`} (oldest due ${top.oldestDueDate}). ` +
+        (lift && fc ? `*Collecting its invoices on their due dates lifts the lowest week, week ${fc.minWeek}, by ${m(lift)}.*` : '*Collecting it lifts cash today.*'),
       [{ kind: 'customer', key: top.key, displayName: name }],
+    );
+  }
+  const c = f.collect;
+  if (c && fc && dec(c.lift).gt(0)) {
+    const name = cleanName(c.name);
+    const what = c.number ? `invoice ${cleanName(c.number)}` : 'its invoice';
+    return section(
+      `Collect ${m(c.amount)} from ${name} to lift week ${fc.minWeek}`,
+      `Getting **${name}** to pay ${what} (${m(c.amount)}, due ${c.dueDate ?? 'soon'}) on its due date lifts the lowest week, week ${fc.minWeek}, by **${m(c.lift)}**. *The collections list ranks the rest.*`,
+      [{ kind: 'customer', key: c.key, displayName: name }, { kind: 'week', weekNumber: fc.minWeek }],
     );
   }
   if (fc && dec(fc.minClosingCash).isNeg()) {

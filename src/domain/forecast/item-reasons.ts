@@ -16,7 +16,7 @@ const firstDay = (p: PreparedForecast, k: number) => Math.max(p.starts[k]!, p.as
 const within = (p: PreparedForecast, k: number, day: number) => Math.min(p.ends[k]!, Math.max(firstDay(p, k), Math.round(day)));
 
 /** How late a customer pays, in words, from the median the placement used: its own last 12 paid invoices (three needed), else the business's. */
-function customerHabit(p: PreparedForecast, contactId: string | null): string {
+export function customerHabit(p: PreparedForecast, contactId: string | null): string {
   const own = (contactId ? p.customerDelays.get(contactId) : undefined) ?? [];
   return own.length >= MIN_OWN_HISTORY ? paysWords(true, median(own.slice(-12))) : paysWords(false, p.orgArDelayMedian);
 }

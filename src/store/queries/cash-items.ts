@@ -452,3 +452,13 @@ export async function listItems(db: Db, query: ItemListInput): Promise<ItemListR
   }
   return result;
 }
+
+/** The numbers of these documents of the organisation (null: the ledger has none; ids it does not have are left out). */
+export async function documentNumbers(db: Db, orgId: string, ids: readonly string[]): Promise<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const list = await rows<{ id: string; number: string | null }>(
+    db,
+    sql`select id, number from cash_items where org_id = ${orgId} and id = any(${sql.param([...ids])}::text[])`,
+  );
+  return new Map(list.map((r) => [r.id, r.number]));
+}

@@ -45,6 +45,16 @@ export async function sensitiveIds(db: Db, orgId: string): Promise<{ accounts: S
   return { accounts: new Set(list.filter((r) => !r.contact).map((r) => r.id)), contacts: new Set(list.filter((r) => r.contact).map((r) => r.id)) };
 }
 
+/** The names and sensitivity of these contacts of the organisation (ids it does not have are left out). */
+export async function contactsByIds(db: Db, orgId: string, ids: readonly string[]): Promise<Map<string, { name: string; sensitive: boolean }>> {
+  if (ids.length === 0) return new Map();
+  const list = await rows<{ id: string; name: string; is_sensitive: boolean }>(
+    db,
+    sql`select id, name, is_sensitive from contacts where org_id = ${orgId} and id = any(${sql.param([...ids])}::text[])`,
+  );
+  return new Map(list.map((r) => [r.id, { name: r.name, sensitive: r.is_sensitive }]));
+}
+
 /** Ids of the organisation's accounts flagged sensitive (bank accounts and ledger accounts alike). */
 export async function sensitiveAccountIds(db: Db, orgId: string): Promise<Set<string>> {
   const list = await rows<{ id: string }>(db, sql`select id from accounts where org_id = ${orgId} and is_sensitive`);
