@@ -13,7 +13,7 @@
  *   npx tsx bench/analytics.ts [--quick]
  * Env: BENCH_DATABASE_URL, BENCH_SCHEMA (see gen-large-org.ts).
  */
-import { NO_LIMITS } from './no-limits.js';
+import { startBenchServer } from './server.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -26,9 +26,6 @@ import { SCOPES } from '../src/domain/scopes.js';
 import { convertOnlineRetail } from '../src/demo/online-retail.js';
 import { writeXeroFiles } from '../src/demo/generate.js';
 import { importDirectory } from '../src/ledger/import.js';
-import { startServer } from '../src/api/server.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/log.js';
 import { ManualClock } from '../src/clock.js';
 
 const RETAIL_ORG = 'bench-retail';
@@ -60,16 +57,8 @@ const ORGS = [
 
 // The service clock is each organisation's "now" while it is measured (the default window is its financial year to date).
 const clock = new ManualClock(ORGS[0]!.now);
-const config = { ...loadConfig({ CASHLINE_LOG_LEVEL: 'warn', CASHLINE_CURSOR_SECRET: 'bench-cursor-secret-0123456789' }), clock };
-const server = await startServer({
-  store,
-  config,
-  logger: createLogger(config),
-  host: '127.0.0.1',
-  port: 0,
-  // No burst cap or credits: they would refuse the benchmark itself (bench/limits.ts measures them).
-  limiter: NO_LIMITS,
-});
+// No burst cap or credits: they would refuse the benchmark itself (bench/limits.ts measures them).
+const server = await startBenchServer(store, clock);
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -17,7 +17,6 @@
  *        BENCH_FORECAST_SCHEMA (default cashline_bench_forecast)
  * The data lives in its own schema, built once (--force rebuilds it).
  */
-import { NO_LIMITS } from './no-limits.js';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { openStore, rows, type Db } from '../src/store/db.js';
@@ -166,22 +165,11 @@ for (let i = 0; input && i < engineRuns; i++) {
 // Reads through the real server
 // ---------------------------------------------------------------------------
 {
-  const { startServer } = await import('../src/api/server.js');
-  const { loadConfig } = await import('../src/config.js');
-  const { createLogger } = await import('../src/log.js');
   const { ManualClock } = await import('../src/clock.js');
-  const config = loadConfig({ CASHLINE_LOG_LEVEL: 'warn', CASHLINE_CURSOR_SECRET: 'bench-cursor-secret-0123456789' });
-  const server = await startServer({
-    store,
-    config: { ...config, clock: new ManualClock(NOW.toISOString()) },
-    logger: createLogger(config),
-    host: '127.0.0.1',
-    port: 0,
-    limiter: NO_LIMITS,
-  });
+  const { percentile: pct, startBenchServer } = await import('./server.js');
+  const server = await startBenchServer(store, new ManualClock(NOW.toISOString()));
   const key = (await createKey(store.db, { orgId: ORG, scopes: SCOPES.filter((x) => x !== 'READ_SENSITIVE'), name: 'bench forecast', now: new Date() })).key;
   const n = Number(args[args.indexOf('--requests') + 1] || 300) || 300;
-  const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
   console.log(`\nreads through the real server (one request at a time, ${n} after 30 warm-up; without READ_SENSITIVE):`);
   for (const [path, target] of [
     ['/api/agent/forecast', 'p99 <= 15 ms'],

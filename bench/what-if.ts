@@ -13,11 +13,8 @@
 import { openStore } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { setupDemo } from '../src/server/demo.js';
-import { startServer } from '../src/api/server.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/log.js';
 import { ManualClock } from '../src/clock.js';
-import { NO_LIMITS } from './no-limits.js';
+import { percentile as pct, startBenchServer } from './server.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 
 const args = process.argv.slice(2);
@@ -31,16 +28,7 @@ const demo = await setupDemo(store.db, NOW, Object.assign(() => {}, { done: () =
 console.log(`# Cashline what-if benchmark (${new Date().toISOString()})`);
 console.log(`demo set up on PGlite in memory in ${((performance.now() - t0) / 1000).toFixed(1)} s; node ${process.version}`);
 
-const config = loadConfig({ CASHLINE_LOG_LEVEL: 'warn', CASHLINE_CURSOR_SECRET: 'bench-cursor-secret-0123456789' });
-const server = await startServer({
-  store,
-  config: { ...config, clock: new ManualClock(NOW.toISOString()) },
-  logger: createLogger(config),
-  host: '127.0.0.1',
-  port: 0,
-  limiter: NO_LIMITS,
-});
-const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+const server = await startBenchServer(store, new ManualClock(NOW.toISOString()));
 try {
   for (const [label, query, target] of [
     ['plain forecast (the stored snapshot)', 'detail=summary', ''],

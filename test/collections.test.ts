@@ -7,20 +7,15 @@
  * the lift. On a demo business (PGlite), and one whose bills are paid early
  * (so that some could wait).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from '@hono/zod-openapi';
 import { startTestApi, type TestApi } from './helpers/http.js';
-import { generateDemo, writeXeroFiles } from '../src/demo/generate.js';
-import { importDirectory } from '../src/ledger/import.js';
+import { orgWithDemoBooks } from './helpers/demo-books.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { SCOPES } from '../src/domain/scopes.js';
 import { D } from '../src/domain/money.js';
 import { rows } from '../src/store/db.js';
-import { setContactSensitive } from '../src/store/tenancy.js';
 import { loadEngineInputs } from '../src/store/queries/forecast-input.js';
 import { orgMeta } from '../src/store/queries/organisation.js';
 import { listScenarios } from '../src/store/queries/scenarios.js';
@@ -37,7 +32,6 @@ type Collections = z.infer<typeof CollectionsResponse>;
 
 describe('GET /api/agent/collections (pglite)', () => {
   let api: TestApi;
-  let dir: string;
   let org: string;
   let full: string;
   let sensitive: string[] = [];
@@ -49,21 +43,13 @@ describe('GET /api/agent/collections (pglite)', () => {
 
   beforeAll(async () => {
     api = await startTestApi('pglite', { now: NOW, limiter: () => NO_LIMITS });
-    dir = mkdtempSync(join(tmpdir(), 'cashline-collections-'));
-    const demo = generateDemo({ asOf: new Date(NOW), scale: 0.2, seed: 29 });
-    writeXeroFiles(dir, demo.files);
-    org = (await api.org({ name: 'Collections Co', plan: 'Reserve' })).orgId;
-    await importDirectory(api.store.db, org, dir, { now: new Date(NOW) });
-    await api.ledger(org);
-    sensitive = demo.sensitive.contactIds;
-    for (const id of sensitive) await setContactSensitive(api.store.db, org, id, true);
+    ({ orgId: org, sensitiveContactIds: sensitive } = await orgWithDemoBooks(api, { name: 'Collections Co', now: new Date(NOW), seed: 29 }));
     await recomputeForecast(api.store.db, org, new Date(NOW));
     full = await api.key(org);
   }, 240_000);
 
   afterAll(async () => {
     await api?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('agrees with GET /forecast: the lowest week and its closing cash; every open approved invoice ranked by lift, largest first', async () => {

@@ -7,22 +7,17 @@
  * and an extra line), the week's items in add up exactly to its inflow and
  * its items out to its outflow, and name exactly its itemIds.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from '@hono/zod-openapi';
 import { BACKENDS } from './helpers/store.js';
 import { startTestApi, type TestApi } from './helpers/http.js';
-import { generateDemo, writeXeroFiles } from '../src/demo/generate.js';
-import { importDirectory } from '../src/ledger/import.js';
+import { orgWithDemoBooks } from './helpers/demo-books.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { SCOPES } from '../src/domain/scopes.js';
 import { D, dec, isCanonical } from '../src/domain/money.js';
 import { ITEM_KINDS, REASON_CODES } from '../src/domain/forecast/items.js';
 import { rows } from '../src/store/db.js';
-import { setContactSensitive } from '../src/store/tenancy.js';
 import { removeCustomScenario, upsertCustomScenario } from '../src/store/queries/scenarios.js';
 import { SNAPSHOTS_KEPT } from '../src/store/queries/forecast-snapshots.js';
 import { ForecastResponse } from '../src/schemas/forecast.js';
@@ -39,7 +34,6 @@ const CUSTOM = 'stress';
 
 describe.each(BACKENDS)('GET /api/agent/forecast/items on %s', (kind) => {
   let api: TestApi;
-  let dir: string;
   let org: string;
   let full: string;
   let gated: string;
@@ -65,14 +59,7 @@ describe.each(BACKENDS)('GET /api/agent/forecast/items on %s', (kind) => {
   beforeAll(async () => {
     // Hundreds of reads of one endpoint: the burst cap and the credits are not what is tested here.
     api = await startTestApi(kind, { now: NOW, limiter: () => NO_LIMITS });
-    dir = mkdtempSync(join(tmpdir(), 'cashline-items-'));
-    const demo = generateDemo({ asOf: new Date(NOW), scale: 0.2, seed: 19 });
-    writeXeroFiles(dir, demo.files);
-    org = (await api.org({ name: 'Items Co', plan: 'Reserve' })).orgId;
-    await importDirectory(api.store.db, org, dir, { now: new Date(NOW) });
-    await api.ledger(org);
-    sensitive = demo.sensitive.contactIds;
-    for (const id of sensitive) await setContactSensitive(api.store.db, org, id, true);
+    ({ orgId: org, sensitiveContactIds: sensitive } = await orgWithDemoBooks(api, { name: 'Items Co', now: new Date(NOW), seed: 19 }));
     // A first recompute creates the built-in scenarios; the CUSTOM one excludes the largest open invoice and adds a line.
     await recomputeForecast(api.store.db, org, new Date(NOW));
     const [big] = await rows<{ id: string }>(
@@ -96,7 +83,6 @@ describe.each(BACKENDS)('GET /api/agent/forecast/items on %s', (kind) => {
 
   afterAll(async () => {
     await api?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('every week of BASE, WORST and a CUSTOM scenario: the items in add up to the inflow and the items out to the outflow to the cent, and are exactly the week\'s itemIds', async () => {

@@ -6,21 +6,16 @@
  * and the next plain GET /forecast is what it was. On a demo business,
  * both backends.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from '@hono/zod-openapi';
 import { BACKENDS } from './helpers/store.js';
 import { startTestApi, type TestApi } from './helpers/http.js';
-import { generateDemo, writeXeroFiles } from '../src/demo/generate.js';
-import { importDirectory } from '../src/ledger/import.js';
+import { orgWithDemoBooks } from './helpers/demo-books.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { SCOPES } from '../src/domain/scopes.js';
 import { D } from '../src/domain/money.js';
 import { rows } from '../src/store/db.js';
-import { setContactSensitive } from '../src/store/tenancy.js';
 import { saveManualItems } from '../src/store/queries/manual-items.js';
 import { ForecastResponse } from '../src/schemas/forecast.js';
 import { ENDPOINTS } from '../src/schemas/endpoints.js';
@@ -33,7 +28,6 @@ type Forecast = z.infer<typeof ForecastResponse>;
 
 describe.each(BACKENDS)('what-if parameters on GET /api/agent/forecast on %s', (kind) => {
   let api: TestApi;
-  let dir: string;
   let org: string;
   let full: string;
   let gated: string;
@@ -55,13 +49,7 @@ describe.each(BACKENDS)('what-if parameters on GET /api/agent/forecast on %s', (
 
   beforeAll(async () => {
     api = await startTestApi(kind, { now: NOW, limiter: () => NO_LIMITS });
-    dir = mkdtempSync(join(tmpdir(), 'cashline-what-if-'));
-    const demo = generateDemo({ asOf: new Date(NOW), scale: 0.2, seed: 23 });
-    writeXeroFiles(dir, demo.files);
-    org = (await api.org({ name: 'What If Co', plan: 'Reserve' })).orgId;
-    await importDirectory(api.store.db, org, dir, { now: new Date(NOW) });
-    await api.ledger(org);
-    for (const id of demo.sensitive.contactIds) await setContactSensitive(api.store.db, org, id, true);
+    org = (await orgWithDemoBooks(api, { name: 'What If Co', now: new Date(NOW), seed: 23 })).orgId;
     const names = await rows<{ name: string }>(api.store.db, sql`select name from contacts where org_id = ${org} and is_sensitive`);
     sensitiveNames = names.map((n) => n.name);
     // Stored at the very instant the what-ifs are computed (the clock is frozen): the same books, the same day.
@@ -72,7 +60,6 @@ describe.each(BACKENDS)('what-if parameters on GET /api/agent/forecast on %s', (
 
   afterAll(async () => {
     await api?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('leaves stored state untouched: the next plain forecast is byte for byte what it was, no snapshot or scenario is written', async () => {

@@ -13,14 +13,6 @@ import { latestSnapshotRef } from '../store/queries/forecast-snapshots.js';
 import type { OrgMeta } from '../store/queries/organisation.js';
 import { AnswerCache } from './answer-cache.js';
 
-/**
- * The books read and the model learned from them (prepareForecast), per
- * process, for the what-ifs after each recompute: keyed by the organisation's
- * latest BASE snapshot (a sync, an operator change and the nightly job each
- * recompute, so a new snapshot means the books may have changed) and its
- * today. Eight organisations, least recently used out; before any snapshot,
- * read on every request.
- */
 export interface ForecastModel {
   length: 1;
   inputs: EngineInputs;
@@ -29,6 +21,14 @@ export interface ForecastModel {
   snapshot: { id: string; computedAt: Date } | null;
 }
 
+/**
+ * The books read and the model learned from them (prepareForecast), per
+ * process, for the what-ifs and collections after each recompute: keyed by the organisation's
+ * latest BASE snapshot (a sync, an operator change and the nightly job each
+ * recompute, so a new snapshot means the books may have changed) and its
+ * today. Eight organisations, least recently used out; before any snapshot,
+ * read on every request.
+ */
 const models = new AnswerCache<ForecastModel>(8);
 
 export async function forecastModel(db: Db, org: OrgMeta, now: Date): Promise<ForecastModel> {

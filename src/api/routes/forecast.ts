@@ -140,6 +140,8 @@ export function shapeForecast(p: ForecastPayload, n: number, hiddenIds: Hidden, 
 
 /** What a read without READ_SENSITIVE renames: sensitive accounts (categories, bank accounts) and contacts (notes that name one). */
 type Hidden = { accounts: Set<string>; contacts: Set<string> };
+const NOTHING_HIDDEN: Hidden = { accounts: new Set(), contacts: new Set() };
+const NONE_HIDDEN: Promise<Hidden> = Promise.resolve(NOTHING_HIDDEN);
 
 /**
  * A what-if (issue 18, docs/forecast.md#what-if): the scenario computed now
@@ -153,7 +155,7 @@ async function whatIfForecast(db: Db, org: OrgMeta, q: z.output<typeof ForecastQ
   const model = await forecastModel(db, org, now);
   const run = runWhatIf(model.prepared, scenario, q, now, model.inputs);
   const body = shapeForecast(run.payload, q.weeks, hidden, q.detail);
-  const baseline = shapeForecast(run.baseline, q.weeks, { accounts: new Set(), contacts: new Set() }, 'summary');
+  const baseline = shapeForecast(run.baseline, q.weeks, NOTHING_HIDDEN, 'summary');
   const minOf = (b: { minClosingCash?: string; endingCash: string }) => b.minClosingCash ?? b.endingCash;
   return {
     ...body,
@@ -170,7 +172,6 @@ async function whatIfForecast(db: Db, org: OrgMeta, q: z.output<typeof ForecastQ
     },
   };
 }
-const NONE_HIDDEN: Promise<Hidden> = Promise.resolve({ accounts: new Set(), contacts: new Set() });
 
 const pickTotals = (p: ForecastPayload): HorizonTotals => ({
   endingCash: p.endingCash,

@@ -24,35 +24,31 @@ import { projectForecast, weekOf } from './project.js';
 import type { PItem, PreparedForecast } from './prepared.js';
 import type { Scenario } from './types.js';
 
-export interface CollectionReceivable {
+/** What both lists say of a document. */
+interface CollectionDocument {
   documentId: string;
   number: string | null;
   contactId: string | null;
-  /** What is still expected (base currency, after the customer's unallocated credits): the amount the forecast places. */
+  /** What is still expected (base currency; a receivable's after the customer's unallocated credits): the amount the forecast places. */
   amountDue: string;
   dueDate: string | null;
   daysOverdue: number;
+  /** How much the lowest closing cash rises if it moves on its due date (a receivable collected then, today when overdue; a bill paid then). */
+  lift: string;
+}
+
+export interface CollectionReceivable extends CollectionDocument {
   /** The day by which the forecast expects half of it paid (the item's expected day that week); null: not within the 13 weeks. */
   predictedDate: string | null;
   /** The chance it is still unpaid at the end of the lowest week (never paid included), 0..1. */
   probabilityAfterLowestWeek: number;
   /** The customer's paying history in one line. */
   history: string;
-  /** How much the lowest closing cash rises if it is collected on its due date (today when overdue). */
-  lift: string;
 }
 
-export interface CollectionPayable {
-  documentId: string;
-  number: string | null;
-  contactId: string | null;
-  amountDue: string;
-  dueDate: string | null;
-  daysOverdue: number;
+export interface CollectionPayable extends CollectionDocument {
   /** When the forecast expects it paid. */
   predictedDate: string;
-  /** How much the lowest closing cash rises if it is paid on its due date instead. */
-  lift: string;
 }
 
 /** A customer's open invoices all collected on their due dates, together. */
@@ -103,7 +99,15 @@ export function collections(p: PreparedForecast, scenario: Scenario, computedAt:
     list.push(i);
   }
   const dueWeek = (it: PItem) => weekOf(p, it.due ?? it.issue ?? p.asOf);
-  const daysOverdue = (it: PItem) => (it.due !== null && it.due < p.asOf ? p.asOf - it.due : 0);
+  const documentOf = (it: PItem, amountDue: string, delta: ReadonlyMap<number, Dec>): CollectionDocument => ({
+    documentId: it.src.id,
+    number: it.src.number ?? null,
+    contactId: it.src.contactId,
+    amountDue,
+    dueDate: it.due === null ? null : fromDay(it.due),
+    daysOverdue: it.due !== null && it.due < p.asOf ? p.asOf - it.due : 0,
+    lift: lowestWith(closings, delta).minus(minClosing).toFixed(),
+  });
 
   const receivables: CollectionReceivable[] = [];
   const payables: CollectionPayable[] = [];
@@ -135,16 +139,10 @@ export function collections(p: PreparedForecast, scenario: Scenario, computedAt:
         if (predicted === null && cumulative.times(2).greaterThanOrEqualTo(owed)) predicted = i.expectedDate;
       }
       receivables.push({
-        documentId: it.src.id,
-        number: it.src.number ?? null,
-        contactId: it.src.contactId,
-        amountDue: amountText(owedOf(it)),
-        dueDate: it.due === null ? null : fromDay(it.due),
-        daysOverdue: daysOverdue(it),
+        ...documentOf(it, amountText(owedOf(it)), delta),
         predictedDate: predicted,
         probabilityAfterLowestWeek: round4(1 - byLowest.div(owed).toNumber()),
         history: customerHabit(p, it.src.contactId),
-        lift: lowestWith(closings, delta).minus(minClosing).toFixed(),
       });
     } else {
       // A bill the forecast expects paid before its due week could wait until then.
@@ -154,16 +152,7 @@ export function collections(p: PreparedForecast, scenario: Scenario, computedAt:
       const amount = items.reduce((s, i) => s.plus(i.amount), new D(0));
       const delta = new Map<number, Dec>([[at.weekIndex, amount]]);
       if (k >= 0) delta.set(k, (delta.get(k) ?? new D(0)).minus(amount));
-      payables.push({
-        documentId: it.src.id,
-        number: it.src.number ?? null,
-        contactId: it.src.contactId,
-        amountDue: amount.toFixed(),
-        dueDate: fromDay(it.due),
-        daysOverdue: daysOverdue(it),
-        predictedDate: at.expectedDate,
-        lift: lowestWith(closings, delta).minus(minClosing).toFixed(),
-      });
+      payables.push({ ...documentOf(it, amount.toFixed(), delta), predictedDate: at.expectedDate });
     }
   }
   const byLift = (a: { lift: string; documentId: string }, b: { lift: string; documentId: string }) =>

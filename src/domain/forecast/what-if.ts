@@ -65,10 +65,10 @@ export function receiptIdsOf(p: PreparedForecast, contactIds: readonly string[])
   return [...ids].sort();
 }
 
-/** The scenario the what-if describes: `base`'s adjustments with the what-if's on top. */
-export function whatIfScenario(p: PreparedForecast, base: Scenario, w: WhatIf): Scenario {
+/** The scenario the what-if describes: `base`'s adjustments with the what-if's on top (`receipts`: receiptIdsOf its excluded contacts). */
+function whatIfScenario(base: Scenario, w: WhatIf, receipts: readonly string[]): Scenario {
   const adj: ScenarioAdjustments = base.adjustments ?? {};
-  const excluded = [...(adj.excludedItemIds ?? []), ...receiptIdsOf(p, w.excludeContact ?? [])];
+  const excluded = [...(adj.excludedItemIds ?? []), ...receipts];
   const oneOffs: ManualItem[] = (w.oneOff ?? []).map((o, i) => ({ id: oneOffId(i + 1), date: o.date, amount: o.amount, exact: true }));
   const inflowFactor = scaled(adj.inflowFactor, w.inflowPercent);
   const outflowFactor = scaled(adj.outflowFactor, w.outflowPercent);
@@ -102,12 +102,13 @@ export interface WhatIfRun {
  * not changed: it may serve the next what-if).
  */
 export function runWhatIf(prepared: PreparedForecast, scenario: Scenario, w: WhatIf, computedAt: Date, bands: BandOptions): WhatIfRun {
-  const adjusted = whatIfScenario(prepared, scenario, w);
+  const receipts = receiptIdsOf(prepared, w.excludeContact ?? []);
+  const adjusted = whatIfScenario(scenario, w, receipts);
   const payload = withBands(prepared, adjusted, projectForecast(prepared, adjusted, computedAt), bands);
   return {
     payload,
     baseline: projectForecast(prepared, scenario, computedAt),
-    excludedReceiptCount: receiptIdsOf(prepared, w.excludeContact ?? []).length,
+    excludedReceiptCount: receipts.length,
     oneOff: (w.oneOff ?? []).map((o, i) => ({ id: oneOffId(i + 1), ...o })),
   };
 }

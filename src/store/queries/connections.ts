@@ -71,15 +71,18 @@ export async function ledgerConnection(db: Db, orgId: string) {
 /** The columns of a left-joined `ledger_connections lc` that `connectionHealth` reads. */
 export const CONNECTION_HEALTH_COLUMNS = sql`lc.org_id is not null as connected, lc.token_state, lc.breaker_state, lc.last_successful_sync, lc.last_error_at, lc.consecutive_failures`;
 
-/** A connection's health as the ledger alert reads it (src/api/envelope.ts), from those columns; null without a connection. */
-export function connectionHealth(r: {
+/** The row of CONNECTION_HEALTH_COLUMNS. */
+export type ConnectionHealthRow = {
   connected: boolean;
   token_state: string | null;
   breaker_state: string | null;
   last_successful_sync: unknown;
   last_error_at: unknown;
   consecutive_failures: number | null;
-}) {
+};
+
+/** A connection's health as the ledger alert reads it (src/api/envelope.ts), from those columns; null without a connection. */
+export function connectionHealth(r: ConnectionHealthRow) {
   return r.connected
     ? {
         tokenState: r.token_state ?? 'ok',
@@ -93,15 +96,7 @@ export function connectionHealth(r: {
 
 /** What the envelope reads about an organisation, in one query: its charged calls on the UTC day of `day`, and its ledger connection. */
 export async function orgFacts(db: Db, orgId: string, day: Date) {
-  const [r] = await rows<{
-    used: number;
-    connected: boolean;
-    token_state: string | null;
-    breaker_state: string | null;
-    last_successful_sync: unknown;
-    last_error_at: unknown;
-    consecutive_failures: number | null;
-  }>(
+  const [r] = await rows<ConnectionHealthRow & { used: number }>(
     db,
     sql`select (${chargedCallsSql(orgId, day)}) as used, ${CONNECTION_HEALTH_COLUMNS}
         from (select 1) as one left join ledger_connections lc on lc.org_id = ${orgId}`,

@@ -8,7 +8,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from '../db.js';
-import { connectionHealth, CONNECTION_HEALTH_COLUMNS } from './connections.js';
+import { connectionHealth, CONNECTION_HEALTH_COLUMNS, type ConnectionHealthRow } from './connections.js';
 import { baseScenarioOf } from './forecast-snapshots.js';
 
 export interface PortfolioOrg {
@@ -44,12 +44,6 @@ type Row = {
   cash_buffer: string | null;
   billing_id: string | null;
   plan: string | null;
-  connected: boolean;
-  token_state: string | null;
-  breaker_state: string | null;
-  last_successful_sync: unknown;
-  last_error_at: unknown;
-  consecutive_failures: number | null;
   snapshot_id: string | null;
   computed_at: unknown;
   as_of_date: string | null;
@@ -59,7 +53,7 @@ type Row = {
   probability: string | null;
   threshold: string | null;
   cash: string | null;
-};
+} & ConnectionHealthRow;
 
 /**
  * Every organisation linked to the partner practice, with what the portfolio
