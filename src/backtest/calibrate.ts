@@ -7,7 +7,8 @@
  */
 import { addDays } from '../domain/calendar.js';
 import { WEEKS } from '../domain/forecast/project.js';
-import { OnlineCalibrator, type CalibrationState } from '../domain/forecast/calibrate.js';
+import { FIGURES, OnlineCalibrator, type CalibrationState, type Figure, type Quantiles } from '../domain/forecast/calibrate.js';
+import { trackWeeksOfReplay, type TrackEntry } from '../domain/forecast/accuracy.js';
 import { toDay } from '../domain/forecast/days.js';
 import type { RawLedger } from '../store/queries/raw-ledger.js';
 import { FIGURE_OF, forecastAt, indexLedger, MEASURES } from './replay.js';
@@ -27,8 +28,19 @@ export function calibrationEvery(documents: number): number {
 /** A cut-off in the first 13 weeks of a ledger's history is not replayed: the forecast had nothing to learn from yet. */
 export const MIN_HISTORY_DAYS = 91;
 
+export interface LedgerCalibration {
+  state: CalibrationState;
+  /**
+   * Each replayed cut-off as a track entry (docs/forecast.md#accuracy): its
+   * point forecast and the bands the calibration would have given it then
+   * (the simulated ones before it had learnt enough), the fallback track
+   * record while too few forecasts are stored.
+   */
+  track: TrackEntry[];
+}
+
 /** The calibration as of `today` (the organisation's today); the weeks not yet over are left out. */
-export function calibrateLedger(raw: RawLedger, today: string, onProgress?: (done: number, total: number) => void): CalibrationState {
+export function calibrateLedger(raw: RawLedger, today: string, onProgress?: (done: number, total: number) => void): LedgerCalibration {
   const ix = indexLedger(raw);
   const end = toDay(today);
   const cutoffs: string[] = [];
@@ -38,8 +50,14 @@ export function calibrateLedger(raw: RawLedger, today: string, onProgress?: (don
   }
   const cal = new OnlineCalibrator(WEEKS);
   const base = { id: 'calibration', name: 'Calibration', kind: 'BASE' as const, adjustments: {} };
+  const track: TrackEntry[] = [];
+  const computedAt = new Date(`${today}T00:00:00Z`);
   cutoffs.forEach((cutoff, i) => {
     const r = forecastAt(ix, cutoff, base);
+    // What the calibration knew by this cut-off (the same final state as advancing once at the end: every later observation is known later).
+    cal.advance(toDay(cutoff));
+    const bands = r.raw.map((q, k) => Object.fromEntries(FIGURES.map((f) => [f, cal.band(k, f, q[f]) ?? q[f]])) as Record<Figure, Quantiles>);
+    track.push({ kind: 'replayed', asOfDate: cutoff, snapshotId: null, computedAt, seeded: false, startingCash: r.payload.startingCash, weeks: trackWeeksOfReplay(r.payload, bands) });
     cal.countCutoff();
     for (let k = 0; k < WEEKS; k++) {
       const known = r.known(k);
@@ -49,5 +67,5 @@ export function calibrateLedger(raw: RawLedger, today: string, onProgress?: (don
     onProgress?.(i + 1, cutoffs.length);
   });
   cal.advance();
-  return cal.state(today);
+  return { state: cal.state(today), track };
 }

@@ -24,7 +24,7 @@ import { type Simulation } from '../domain/forecast/simulate.js';
 import { probabilityBelow, simulatedBands } from '../domain/forecast/bands.js';
 import { OnlineCalibrator, scaleFor } from '../domain/forecast/calibrate.js';
 import { WEEKS } from '../domain/forecast/project.js';
-import { ErrorBands, Reliability, Scorer, type HorizonMetric, type Metric, type ReliabilityTable } from './metrics.js';
+import { ErrorBands, Reliability, Scorer, type HorizonMetric, type Metric, type ReliabilityTable } from '../domain/forecast/metrics.js';
 import { fromDay, mondayOf, toDay } from '../domain/forecast/days.js';
 import { FIGURE_OF, forecastAt, horizonEnd, indexLedger, MEASURES, type Measure, type ReplayIndex } from './replay.js';
 import { baselineWeeks, naiveRunRate, type BaselineWeek } from './baselines.js';
@@ -34,7 +34,7 @@ export type Method = (typeof METHODS)[number];
 const BASELINES = ['due_date', 'median_delay', 'naive_run_rate'] as const;
 type Baseline = (typeof BASELINES)[number];
 
-export type { Metric, HorizonMetric } from './metrics.js';
+export type { Metric, HorizonMetric } from '../domain/forecast/metrics.js';
 
 export interface MethodMetrics {
   receipts: Metric;

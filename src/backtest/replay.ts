@@ -21,14 +21,7 @@ import type { Figure, Quantiles } from '../domain/forecast/calibrate.js';
 import type { PreparedForecast } from '../domain/forecast/prepared.js';
 import type { ForecastInput, ForecastPayload, LedgerItem, Scenario } from '../domain/forecast/types.js';
 import type { RawLedger } from '../store/queries/raw-ledger.js';
-
-export interface Movement {
-  day: number;
-  amount: Dec;
-  bankAccountId: string | null;
-  /** Counted in receipts/payments (false for transfers between own accounts). */
-  flow: boolean;
-}
+import { actualWeeks, movedSince, movementsOf, type ActualWeek, type Movement } from '../domain/forecast/actuals.js';
 
 export interface ReplayIndex {
   raw: RawLedger;
@@ -43,17 +36,11 @@ export interface ReplayIndex {
 
 export function indexLedger(raw: RawLedger): ReplayIndex {
   const paymentsByItem = new Map<string, { day: number; amount: Dec }[]>();
-  const movements: Movement[] = [];
-  let lastDay = -Infinity;
   for (const p of raw.payments) {
-    const day = toDay(p.date);
-    const amount = dec(p.amount);
+    const e = { day: toDay(p.date), amount: dec(p.amount).abs() };
     const list = paymentsByItem.get(p.itemId);
-    const e = { day, amount: amount.abs() };
     if (list) list.push(e);
     else paymentsByItem.set(p.itemId, [e]);
-    movements.push({ day, amount, bankAccountId: p.bankAccountId, flow: true });
-    lastDay = Math.max(lastDay, day);
   }
   const allocationsByItem = new Map<string, { day: number; amount: Dec }[]>();
   for (const a of raw.allocations) {
@@ -63,12 +50,8 @@ export function indexLedger(raw: RawLedger): ReplayIndex {
     if (list) list.push(e);
     else allocationsByItem.set(a.invoiceId, [e]);
   }
-  for (const t of raw.bankTxns) {
-    const day = toDay(t.date);
-    movements.push({ day, amount: dec(t.amount), bankAccountId: t.bankAccountId, flow: !t.transfer });
-    lastDay = Math.max(lastDay, day);
-  }
-  movements.sort((a, b) => a.day - b.day);
+  const movements = movementsOf(raw.payments, raw.bankTxns);
+  const lastDay = movements.length ? movements[movements.length - 1]!.day : -Infinity;
   let firstDay = movements[0]?.day ?? Infinity;
   for (const it of raw.items) if (it.issueDate) firstDay = Math.min(firstDay, toDay(it.issueDate));
   return { raw, paymentsByItem, allocationsByItem, movements, firstDay, lastDay };
@@ -110,11 +93,7 @@ export function inputAt(ix: ReplayIndex, cutoff: string): ForecastInput {
     else if (due.lte(0.005)) items.push({ ...it, status: 'PAID', paidDate: it.paidDate, amountDue: '0' });
     else items.push({ ...it, status: 'AUTHORISED', paidDate: null, amountDue: canonical(due) });
   }
-  const after = new Map<string, Dec>();
-  for (const m of ix.movements) {
-    if (m.day < C || !m.bankAccountId) continue;
-    after.set(m.bankAccountId, (after.get(m.bankAccountId) ?? new D(0)).plus(m.amount));
-  }
+  const after = movedSince(ix.movements, C);
   return {
     orgId: raw.orgId,
     asOf: cutoff,
@@ -138,31 +117,9 @@ export function inputAt(ix: ReplayIndex, cutoff: string): ForecastInput {
   };
 }
 
-export interface ActualWeek {
-  receipts: Dec;
-  payments: Dec;
-  closing: Dec;
-}
-
 /** What actually moved in each forecast week from `cutoff` (week 1 from the cut-off to its Sunday). */
 export function actualsFrom(ix: ReplayIndex, cutoff: string, opening: Dec): ActualWeek[] {
-  const C = toDay(cutoff);
-  const w0 = mondayOf(C);
-  const end = w0 + 7 * WEEKS - 1;
-  const weeks = Array.from({ length: WEEKS }, () => ({ receipts: new D(0), payments: new D(0), all: new D(0) }));
-  for (const m of ix.movements) {
-    if (m.day < C || m.day > end) continue;
-    const w = weeks[Math.floor((m.day - w0) / 7)]!;
-    w.all = w.all.plus(m.amount);
-    if (!m.flow) continue;
-    if (m.amount.gt(0)) w.receipts = w.receipts.plus(m.amount);
-    else w.payments = w.payments.minus(m.amount);
-  }
-  let closing = opening;
-  return weeks.map((w) => {
-    closing = closing.plus(w.all);
-    return { receipts: w.receipts, payments: w.payments, closing };
-  });
+  return actualWeeks(ix.movements, cutoff, opening, WEEKS);
 }
 
 /** The horizon's last day for a cut-off. */

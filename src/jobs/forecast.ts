@@ -7,6 +7,7 @@
  */
 import type { Db } from '../store/db.js';
 import { runForecast } from '../domain/forecast/engine.js';
+import { openDocuments } from '../domain/forecast/changes.js';
 import { loadEngineInputs } from '../store/queries/forecast-input.js';
 import { saveSuppression, storeSnapshots } from '../store/queries/forecast-snapshots.js';
 import { orgMeta } from '../store/queries/organisation.js';
@@ -36,7 +37,7 @@ export async function recomputeForecast(db: Db, orgId: string, now: Date): Promi
   const { prepared, payloads, items } = runForecast(input, scenarios, now, { calibration, threshold });
   const t2 = performance.now();
   const suppressionChanged = await saveSuppression(db, orgId, prepared.poReasons);
-  await storeSnapshots(db, orgId, payloads, now, items);
+  await storeSnapshots(db, orgId, payloads, now, items, openDocuments(input));
   const t3 = performance.now();
   return {
     orgId,

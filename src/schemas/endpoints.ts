@@ -36,6 +36,8 @@ import {
 import { OrgsResponse } from './orgs.js';
 import { PortfolioQuery, PortfolioResponse } from './portfolio.js';
 import { CollectionsQuery, CollectionsResponse } from './collections.js';
+import { ForecastAccuracyQuery, ForecastAccuracyResponse } from './accuracy.js';
+import { ForecastChangesQuery, ForecastChangesResponse } from './changes.js';
 import { CashPositionResponse, DailySummaryResponse, ForecastQuery, ForecastResponse, ScenariosResponse } from './forecast.js';
 import { AgedPayablesResponse, AgedReceivablesResponse } from './aged.js';
 import { ForecastItemsQuery, ForecastItemsResponse } from './forecast-items.js';
@@ -298,6 +300,17 @@ export const ENDPOINTS: readonly Endpoint[] = [
     name: 'forecast-items', path: '/api/agent/forecast/items', query: ForecastItemsQuery, response: ForecastItemsResponse,
     summary: 'what makes up one week of the forecast, item by item (--week N, 0-based)',
     description: `What makes up one week of the forecast (week is required: the 0-based index of the forecast tool's weeks, 0 = this week, 12 = the last; minClosingCashWeekIndex is one), from the same stored forecast the forecast tool reads (scenarioId as there, default BASE): each invoice, bill, scheduled document, recurring flow, predicted sale, run-rate, purchase order and manual line, with its direction (in/out), amount, contact, document id (null for statistical items), expected date, probability and why it lands that week (reasonCode, and reason in words: 'due 2026-12-01; the customer pays a median 23 days late', 'overdue 40 days: conditional delay'). A week's items in add up exactly to its inflow, its items out to its outflow. Largest amount first; kind=invoice (bill, predicted, ...) keeps one kind. Use for "what makes up week 9", "which invoices are expected next week", "why is week 5 so low", or to explain a forecast figure. ${PAGING} ${COMMON}`,
+  }),
+  endpoint({
+    name: 'forecast-accuracy', path: '/api/agent/forecast/accuracy', query: ForecastAccuracyQuery, response: ForecastAccuracyResponse,
+    summary: "the forecast's track record: how right earlier forecasts were, per horizon",
+    description: `How right the forecast has been: for every past week in the range (default the last 13), what each earlier BASE forecast said of it (point, P10 and P90 of receipts, payments and closing cash) against what actually moved, and per horizon (weeksAhead 1-13) the weeks measured, WAPE (0 perfect, 0.2 off by a fifth) and coverage80 (the share of weeks inside the P10-P90 band: 0.8 means the bands hold as stated). source=stored: the forecasts this service kept; source=replayed: too few kept yet, so forecasts replayed from the organisation's own history. horizon=N keeps one horizon. This tool answers with detail=summary (the weeks without each forecast's figures) unless told detail=full. Use for "how accurate is the forecast", "can I trust these ranges", "how wrong was it 4 weeks out". ${COMMON}`,
+    toolDefaults: { detail: 'summary' },
+  }),
+  endpoint({
+    name: 'forecast-changes', path: '/api/agent/forecast/changes', query: ForecastChangesQuery, response: ForecastChangesResponse,
+    summary: 'what changed in the forecast since the previous one (or since a date), by cause',
+    description: `Why the forecast moved: compares the current forecast with the previous one (since=YYYY-MM-DD: the latest made on or before that date) and explains endingCashChange and minClosingCashChange (the lowest week) by cause: settled (invoices and bills paid since: the cash that arrived or left, net of what was forecast), new_document, voided_or_deleted, amount_changed, status_changed, dates_moved (why: due_date_changed or payment_pattern), re_estimated (recurring and statistical items), opening_cash (other money that moved), scenario_or_override. Each cause has its total (they add up exactly to the change), count and largest items (document, contact, amount, old and new week). Use for "why did the forecast change since yesterday", "why is the lowest week lower than last week". limit lists that many items per cause (default 5). ${COMMON}`,
   }),
   endpoint({
     name: 'collections', path: '/api/agent/collections', query: CollectionsQuery, response: CollectionsResponse,

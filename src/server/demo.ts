@@ -28,11 +28,14 @@ import { SCOPES } from '../domain/scopes.js';
 import type { Progress } from './progress.js';
 import { recomputeForecast } from '../jobs/forecast.js';
 import { recomputeBaselines } from '../jobs/baselines.js';
-import { recalibrateIfStale } from '../jobs/calibration.js';
+import { recalibrateIfStale, seedTrackRecord } from '../jobs/calibration.js';
 import { generateDailyBrief } from '../jobs/brief.js';
 import type { LlmConfig } from '../jobs/brief-llm.js';
 
 export const DEMO_PARTNER_ID = '00000000-0000-4000-8000-0000000000a1';
+/** Days of stored forecasts the demo starts with (replayed: docs/forecast.md#accuracy). */
+const DEMO_TRACK_DAYS = 182;
+
 export const DEMO_ORGS = [
   { id: '00000000-0000-4000-8000-000000000d01', name: 'Harbour & Vine Supplies', seed: 20_240_601, scale: 1, plan: 'Wallet', profile: WHOLESALER },
   { id: '00000000-0000-4000-8000-000000000d02', name: 'Cobalt Coffee Roasters', seed: 7_331, scale: 0.35, plan: 'Pocket', profile: ROASTER },
@@ -87,6 +90,8 @@ export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { l
     await recomputeBaselines(db, demo.id, now);
     progress(`derive ${demo.name}: calibration`, i * 4 + 1, steps);
     await recalibrateIfStale(db, demo.id, now);
+    // The track record the demo starts with: the weekly forecasts it would have stored over the six months before (docs/forecast.md#accuracy).
+    await seedTrackRecord(db, demo.id, now, DEMO_TRACK_DAYS);
     progress(`derive ${demo.name}: forecast`, i * 4 + 2, steps);
     await recomputeForecast(db, demo.id, now);
     progress(`derive ${demo.name}: brief`, i * 4 + 3, steps);

@@ -601,6 +601,45 @@ export const forecastSnapshotReasons = pgTable(
   (t) => [primaryKey({ name: 'forecast_snapshot_reasons_pk', columns: [t.orgId, t.snapshotId, t.reasonId] })],
 );
 
+/**
+ * What the forecast said of each of its weeks, kept after its snapshot is
+ * pruned (migration 0014; docs/forecast.md#accuracy): per organisation, kind
+ * ('stored': the week's first BASE snapshot; 'replayed': a cut-off of the
+ * nightly calibration's replay) and week of the as-of date.
+ */
+export const forecastTrackRecord = pgTable(
+  'forecast_track_record',
+  {
+    orgId: text('org_id').notNull(),
+    kind: text('kind').notNull(),
+    weekOf: day('week_of').notNull(),
+    asOfDate: day('as_of_date').notNull(),
+    snapshotId: text('snapshot_id'),
+    computedAt: ts('computed_at').notNull(),
+    seeded: boolean('seeded').notNull().default(false),
+    startingCash: money('starting_cash').notNull(),
+    weeks: jsonb('weeks').notNull(),
+  },
+  (t) => [primaryKey({ name: 'forecast_track_record_pk', columns: [t.orgId, t.kind, t.weekOf] })],
+);
+
+/** The open documents a recompute forecast, as they stood (migration 0014; docs/forecast.md#changes). */
+export const forecastRecomputeDocuments = pgTable(
+  'forecast_recompute_documents',
+  {
+    orgId: text('org_id').notNull(),
+    computedAt: ts('computed_at').notNull(),
+    documentId: text('document_id').notNull(),
+    kind: text('kind').notNull(),
+    contactId: text('contact_id'),
+    status: text('status').notNull(),
+    total: money('total').notNull(),
+    amountDue: money('amount_due').notNull(),
+    dueDate: day('due_date'),
+  },
+  (t) => [primaryKey({ name: 'forecast_recompute_documents_pk', columns: [t.orgId, t.computedAt, t.documentId] })],
+);
+
 /** The operator's opening-cash override. */
 export const cashOverrides = pgTable('cash_overrides', {
   orgId: text('org_id').primaryKey().references(() => organisations.id),

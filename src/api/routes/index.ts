@@ -13,6 +13,8 @@ import { registerBrief } from './brief.js';
 import { registerAged } from './aged.js';
 import { registerPortfolio } from './portfolio.js';
 import { registerCollections } from './collections.js';
+import { registerForecastAccuracy } from './accuracy.js';
+import { registerForecastChanges } from './changes.js';
 
 export function registerRoutes(app: ApiApp): void {
   registerStatus(app);
@@ -24,6 +26,8 @@ export function registerRoutes(app: ApiApp): void {
   registerBank(app);
   registerForecast(app);
   registerForecastItems(app);
+  registerForecastAccuracy(app);
+  registerForecastChanges(app);
   registerBrief(app);
   registerAged(app);
   registerPortfolio(app);
@@ -47,6 +51,8 @@ export type AgentApp = OpenAPIHono<
     RoutesOf<typeof registerBank> &
     RoutesOf<typeof registerForecast> &
     RoutesOf<typeof registerForecastItems> &
+    RoutesOf<typeof registerForecastAccuracy> &
+    RoutesOf<typeof registerForecastChanges> &
     RoutesOf<typeof registerAged> &
     RoutesOf<typeof registerPortfolio> &
     RoutesOf<typeof registerCollections> &

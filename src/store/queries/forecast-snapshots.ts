@@ -4,22 +4,40 @@
  * read to the current shape, the parts of it one endpoint needs) and each
  * purchase order's suppression.
  */
-import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from '../db.js';
 import * as s from '../schema.js';
 import type { ForecastItem } from '../../domain/forecast/items.js';
 import type { ForecastPayload } from '../../domain/forecast/types.js';
 import { deleteSnapshotItems, insertSnapshotItems } from './forecast-snapshot-items.js';
+import { keepStoredForecast } from './track-record.js';
+import { baseScenarioOf } from './scenarios.js';
+import { insertRecomputeDocuments } from './forecast-changes.js';
+import type { DocumentState } from '../../domain/forecast/changes.js';
+import { trackWeeksOfPayload } from '../../domain/forecast/accuracy.js';
 
 /** Snapshots kept per scenario (older ones are pruned when a new one is stored). */
 export const SNAPSHOTS_KEPT = 10;
+/** Besides them, the BASE scenario keeps the last snapshot of each of this many days (GET /forecast/changes?since=). */
+export const DAILY_SNAPSHOTS_KEPT = 14;
 
 /**
  * Stores one snapshot per scenario, with each scenario's items (`items[i]`
- * for `payloads[i]`: what makes up its weeks, docs/forecast.md#items) when
- * given, and prunes the oldest (their items go with them).
+ * for `payloads[i]`: what makes up its weeks, docs/forecast.md#items) and
+ * the open documents the recompute knew (docs/forecast.md#changes) when
+ * given; keeps the week's first BASE forecast in the track record; and
+ * prunes the oldest snapshots (their items, and documents no snapshot
+ * shares any more, go with them): SNAPSHOTS_KEPT per scenario, and for BASE
+ * also the last of each of the DAILY_SNAPSHOTS_KEPT days before the latest.
  */
-export async function storeSnapshots(db: Db, orgId: string, payloads: ForecastPayload[], computedAt: Date, items?: readonly (readonly ForecastItem[])[]): Promise<void> {
+export async function storeSnapshots(
+  db: Db,
+  orgId: string,
+  payloads: ForecastPayload[],
+  computedAt: Date,
+  items?: readonly (readonly ForecastItem[])[],
+  documents?: readonly (DocumentState & { id: string })[],
+): Promise<void> {
   if (payloads.length === 0) return;
   const ids = payloads.map((p) => `${p.scenarioId}:${computedAt.toISOString()}`);
   await db.transaction(async (tx) => {
@@ -42,14 +60,32 @@ export async function storeSnapshots(db: Db, orgId: string, payloads: ForecastPa
     // The items of a replaced snapshot are written afresh.
     await deleteSnapshotItems(tx, orgId, sql.join(ids.map((id) => sql`${id}`), sql`, `));
     if (items) for (const [i, list] of items.entries()) await insertSnapshotItems(tx, orgId, ids[i]!, list);
-    // The pruned snapshots' items go with them.
-    const gone = await rows<{ id: string }>(
+    // The week's first BASE forecast joins the track record (docs/forecast.md#accuracy).
+    const base = payloads.findIndex((p) => p.scenarioKind === 'BASE');
+    if (base >= 0) {
+      const p = payloads[base]!;
+      await keepStoredForecast(tx, orgId, { asOfDate: p.asOfDate, snapshotId: ids[base]!, computedAt, startingCash: p.startingCash, weeks: trackWeeksOfPayload(p) });
+    }
+    if (documents) await insertRecomputeDocuments(tx, orgId, computedAt, documents);
+    // The pruned snapshots' items go with them, and the documents of an instant no snapshot is left of.
+    const gone = await rows<{ id: string; computed_at: unknown }>(
       tx,
       sql`delete from forecast_snapshots f where f.org_id = ${orgId} and f.id in (
-        select id from (select id, row_number() over (partition by scenario_id order by computed_at desc, id desc) as n
-          from forecast_snapshots where org_id = ${orgId}) r where r.n > ${SNAPSHOTS_KEPT}) returning f.id`,
+        select id from (select id, scenario_id, as_of_date,
+            row_number() over (partition by scenario_id order by computed_at desc, id desc) as n,
+            row_number() over (partition by scenario_id, as_of_date order by computed_at desc, id desc) as d,
+            max(as_of_date) over (partition by scenario_id) as latest
+          from forecast_snapshots where org_id = ${orgId}) r
+        where r.n > ${SNAPSHOTS_KEPT}
+          and not (r.d = 1 and r.as_of_date > r.latest - ${DAILY_SNAPSHOTS_KEPT}::int and r.scenario_id = ${baseScenarioOf(orgId)})) returning f.id, f.computed_at`,
     );
-    if (gone.length) await deleteSnapshotItems(tx, orgId, sql.join(gone.map((g) => sql`${g.id}`), sql`, `));
+    if (gone.length) {
+      await deleteSnapshotItems(tx, orgId, sql.join(gone.map((g) => sql`${g.id}`), sql`, `));
+      const instants = [...new Set(gone.map((g) => pgTimestamp(g.computed_at)!.toISOString()))];
+      await tx.execute(sql`delete from forecast_recompute_documents d where d.org_id = ${orgId}
+          and d.computed_at in (${sql.join(instants.map((t) => sql`${t}::timestamptz`), sql`, `)})
+          and not exists (select 1 from forecast_snapshots f where f.org_id = d.org_id and f.computed_at = d.computed_at)`);
+    }
   });
 }
 
@@ -74,10 +110,6 @@ export async function latestSnapshot(db: Db, orgId: string, scenarioId?: string)
 
 /** A snapshot without its payload: enough to know which one is the latest (and to key a cache by its id). */
 export type SnapshotRef = Omit<StoredSnapshot, 'payload'>;
-
-/** The organisation's BASE scenario (`org`: an id, or a column such as sql`o.id`): the one /forecast and /cash-position read by default. */
-export const baseScenarioOf = (org: string | SQL) =>
-  sql`(select id from forecast_scenarios where org_id = ${org} and kind = 'BASE' order by created_at, id limit 1)`;
 
 /** The latest snapshot of a scenario (default: the BASE one), without reading its payload. */
 export async function latestSnapshotRef(db: Db, orgId: string, scenarioId?: string): Promise<SnapshotRef | null> {

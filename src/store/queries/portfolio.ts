@@ -9,7 +9,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from '../db.js';
 import { connectionHealth, CONNECTION_HEALTH_COLUMNS, type ConnectionHealthRow } from './connections.js';
-import { baseScenarioOf } from './forecast-snapshots.js';
+import { baseScenarioOf } from './scenarios.js';
 
 export interface PortfolioOrg {
   orgId: string;

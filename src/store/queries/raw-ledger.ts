@@ -93,12 +93,7 @@ export async function loadRawLedger(db: Db, org: OrgMeta): Promise<RawLedger> {
         from cash_items i join organisations o on o.id = i.org_id
         where i.org_id = ${org.id} and i.source in ('LEDGER_INVOICE', 'LEDGER_BILL')`,
   );
-  const payments = await rows<{ item: string; date: string; amount: string; acc: string | null }>(
-    db,
-    sql`select p.item_id as item, p.date, ${PAYMENT_SIGNED} as amount, p.bank_account_id as acc
-        from payments p join cash_items i on i.org_id = p.org_id and i.id = p.item_id join organisations o on o.id = p.org_id
-        where p.org_id = ${org.id} and p.status <> 'DELETED'`,
-  );
+  const payments = await paymentRows(db, org.id, null);
   const allocations = await rows<{ inv: string; date: string | null; amount: string }>(
     db,
     sql`select a.invoice_id as inv, a.date,
@@ -107,13 +102,7 @@ export async function loadRawLedger(db: Db, org: OrgMeta): Promise<RawLedger> {
         from credit_note_allocations a join cash_items i on i.org_id = a.org_id and i.id = a.invoice_id join organisations o on o.id = a.org_id
         where a.org_id = ${org.id}`,
   );
-  const txns = await rows<BankTxnRow & { acc: string; tr: boolean }>(
-    db,
-    sql`select id, date, case when type like 'SPEND%' then -total else total end as amount, contact_id as c,
-          lines->0->>'accountCode' as code, reference as ref, bank_account_id as acc, type like '%TRANSFER' as tr
-        from bank_transactions where org_id = ${org.id} and status = 'AUTHORISED'`,
-  );
-  const balances = await loadBankBalances(db, org.id, '9999-12-31');
+  const txns = await bankTxnRows(db, org.id, null);
   return {
     orgId: org.id,
     currency: org.baseCurrency,
@@ -123,14 +112,53 @@ export async function loadRawLedger(db: Db, org: OrgMeta): Promise<RawLedger> {
     allocations: allocations.map((a) => ({ invoiceId: a.inv, date: a.date, amount: a.amount })),
     bankTxns: txns.map((t) => ({ ...bankTxnOf(t, idByCode), bankAccountId: t.acc, transfer: t.tr })),
     purchaseOrders: await loadPurchaseOrders(db, org.id),
-    bankAccounts: balances.map((b) => ({
-      id: b.id,
-      name: b.name,
-      currency: b.currency,
-      book: b.statementBalance ?? addDec(b.reconciledBalance, b.unreconciledNet),
-    })),
+    bankAccounts: await bookBalances(db, org.id),
     accounts: byId,
   };
+}
+
+/**
+ * The money that moved from `since` on (payments and bank transactions, as
+ * the raw ledger holds them) and today's book balances: what
+ * GET /forecast/accuracy measures stored forecasts against.
+ */
+export async function loadMovementsSince(
+  db: Db,
+  orgId: string,
+  since: string,
+): Promise<{ payments: RawPayment[]; bankTxns: { date: string; amount: string; bankAccountId: string; transfer: boolean }[]; bankAccounts: RawLedger['bankAccounts'] }> {
+  const [payments, txns, bankAccounts] = [await paymentRows(db, orgId, since), await bankTxnRows(db, orgId, since), await bookBalances(db, orgId)];
+  return {
+    payments: payments.map((p) => ({ itemId: p.item, date: p.date, amount: p.amount, bankAccountId: p.acc })),
+    bankTxns: txns.map((t) => ({ date: t.date, amount: t.amount, bankAccountId: t.acc, transfer: t.tr })),
+    bankAccounts,
+  };
+}
+
+/** Payments of invoices, bills and credit notes (signed, base currency), from `since` on (null: all). */
+function paymentRows(db: Db, orgId: string, since: string | null) {
+  return rows<{ item: string; date: string; amount: string; acc: string | null }>(
+    db,
+    sql`select p.item_id as item, p.date, ${PAYMENT_SIGNED} as amount, p.bank_account_id as acc
+        from payments p join cash_items i on i.org_id = p.org_id and i.id = p.item_id join organisations o on o.id = p.org_id
+        where p.org_id = ${orgId} and p.status <> 'DELETED'${since === null ? sql`` : sql` and p.date >= ${since}`}`,
+  );
+}
+
+/** Authorised bank transactions (spend negative), from `since` on (null: all). */
+function bankTxnRows(db: Db, orgId: string, since: string | null) {
+  return rows<BankTxnRow & { acc: string; tr: boolean }>(
+    db,
+    sql`select id, date, case when type like 'SPEND%' then -total else total end as amount, contact_id as c,
+          lines->0->>'accountCode' as code, reference as ref, bank_account_id as acc, type like '%TRANSFER' as tr
+        from bank_transactions where org_id = ${orgId} and status = 'AUTHORISED'${since === null ? sql`` : sql` and date >= ${since}`}`,
+  );
+}
+
+/** Per bank account, today's book balance: the statement balance, or the reconciled one plus every unreconciled movement. */
+async function bookBalances(db: Db, orgId: string): Promise<RawLedger['bankAccounts']> {
+  const balances = await loadBankBalances(db, orgId, '9999-12-31');
+  return balances.map((b) => ({ id: b.id, name: b.name, currency: b.currency, book: b.statementBalance ?? addDec(b.reconciledBalance, b.unreconciledNet) }));
 }
 
 function addDec(a: string, b: string): string {

@@ -4,13 +4,17 @@
  * (cashline-server forecast ...), with their stored adjustments read back
  * to well-formed fields.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from '../db.js';
 import * as s from '../schema.js';
 import type { Scenario, ScenarioAdjustments, ScenarioKind } from '../../domain/forecast/types.js';
 import { DEFAULT_SCENARIO_ADJUSTMENTS } from '../../domain/forecast/project.js';
 import { isManualItem } from './manual-items.js';
 import { deleteSnapshotItems } from './forecast-snapshot-items.js';
+
+/** The organisation's BASE scenario (`org`: an id, or a column such as sql`o.id`): the one /forecast and /cash-position read by default. */
+export const baseScenarioOf = (org: string | SQL) =>
+  sql`(select id from forecast_scenarios where org_id = ${org} and kind = 'BASE' order by created_at, id limit 1)`;
 
 const BUILT_IN: { kind: 'BASE' | 'BEST' | 'WORST'; name: string }[] = [
   { kind: 'BASE', name: 'Base case' },

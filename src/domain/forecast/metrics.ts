@@ -1,5 +1,6 @@
 /**
- * The backtest's measures (docs/forecast.md#backtest), over every (cut-off,
+ * The forecast's measures, one definition for the backtest and GET
+ * /forecast/accuracy (docs/forecast.md#backtest, #accuracy), over every (cut-off,
  * week) cell with actual y, point forecast F and quantile forecasts F_q:
  * - mae: mean |F - y| (exact, in the base currency); wape: sum |F - y| / sum |y|;
  * - pinball: sum over cells and q in {0.1, 0.5, 0.9} of rho_q(y - F_q), divided
@@ -7,8 +8,8 @@
  * - coverage80: the share of cells with F_0.1 <= y <= F_0.9;
  * - width80: sum (F_0.9 - F_0.1) / sum |y|.
  */
-import { canonical, D, type Dec } from '../domain/money.js';
-import { quantileOf, type Quantiles } from '../domain/forecast/calibrate.js';
+import { canonical, D, type Dec } from '../money.js';
+import { quantileOf, type Quantiles } from './calibrate.js';
 
 export interface Metric {
   mae: string;

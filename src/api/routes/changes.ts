@@ -1,0 +1,134 @@
+/**
+ * GET /api/agent/forecast/changes (READ_FORECAST; issue 18,
+ * docs/forecast.md#changes): what changed between the current BASE forecast
+ * and an earlier kept one, by cause (domain/forecast/changes.ts over
+ * store/queries/forecast-changes.ts). Contact names are read here (rewritten
+ * for a key without READ_SENSITIVE).
+ */
+import type { z } from '@hono/zod-openapi';
+import { explainChanges, CHANGE_CAUSES, type ChangeExplanation } from '../../domain/forecast/changes.js';
+import { canonical, D } from '../../domain/money.js';
+import { SENSITIVE_CONTACT } from '../../domain/sensitive.js';
+import { ForecastChangesQuery, ForecastChangesResponse } from '../../schemas/changes.js';
+import { documentNumbers } from '../../store/queries/cash-items.js';
+import {
+  currentDocumentStates,
+  earlierComparable,
+  latestComparable,
+  recomputeDocuments,
+  snapshotHeadline,
+  snapshotItemTotals,
+  type ChangeSnapshot,
+} from '../../store/queries/forecast-changes.js';
+import { contactsByIds } from '../../store/queries/organisation.js';
+import type { Db } from '../../store/db.js';
+import type { ApiApp } from '../context.js';
+import { ApiError } from '../errors.js';
+import { callerOrg, json, listCaller, notFoundResponse } from '../lists.js';
+import { agentRoute, withAlerts } from '../route.js';
+
+export const forecastChangesRoute = agentRoute('READ_FORECAST', {
+  path: '/api/agent/forecast/changes',
+  summary: 'What changed in the forecast since an earlier one: ending cash and the lowest week, item by item, by cause',
+  description:
+    'Compares the current BASE forecast with an earlier kept one (default: the one before it; since=YYYY-MM-DD: the latest on or before that date) and explains the change in ending cash and in the lowest week\'s closing cash by cause (documents settled, new, voided, edited, approved, moved; series re-estimated; opening cash; override and manual lines), each with its total, count and largest items. ' +
+    "The causes' totals add up exactly to endingCashChange (and their minClosingTotals to minClosingCashChange). 404 not_found naming since when no forecast on or before it is kept.",
+  request: { query: ForecastChangesQuery },
+  responses: { 200: json(ForecastChangesResponse, 'Forecast changes'), ...notFoundResponse },
+});
+
+/** Nothing to compare: every cause at 0. */
+const nothing = (): Pick<z.infer<typeof ForecastChangesResponse>, 'endingCashChange' | 'minClosingCashChange' | 'causes'> => ({
+  endingCashChange: '0',
+  minClosingCashChange: '0',
+  causes: CHANGE_CAUSES.map((cause) => ({ cause, total: '0', minClosingTotal: '0', count: 0, items: [] })),
+});
+
+async function sideOf(db: Db, orgId: string, snap: ChangeSnapshot) {
+  const head = await snapshotHeadline(db, orgId, snap.id);
+  if (!head) throw new ApiError(404, 'not_found', 'The forecast compared was pruned meanwhile: ask again.');
+  const [items, documents] = await Promise.all([snapshotItemTotals(db, orgId, snap.id, head.lowestWeek), recomputeDocuments(db, orgId, snap.computedAt)]);
+  return { ...head, items, documents };
+}
+
+export function registerForecastChanges(app: ApiApp) {
+  return app.openapi(forecastChangesRoute, async (c) => {
+    const q = c.req.valid('query');
+    const { orgId, gate } = listCaller(c);
+    const org = callerOrg(c);
+    const db = c.get('db');
+    const to = await latestComparable(db, orgId);
+    const from = to && (await earlierComparable(db, orgId, to, q.since));
+    if (to && !from && q.since !== undefined) {
+      throw new ApiError(404, 'not_found', `No forecast made on or before ${q.since} is kept (the last of each of the 14 days before the latest, and the 10 latest, are).`, { parameter: 'since' });
+    }
+    if (!to || !from) {
+      const only = to && (await snapshotHeadline(db, orgId, to.id));
+      return c.json(
+        withAlerts(c, {
+          currency: org.baseCurrency,
+          from: null,
+          to: to && only ? sideJson(to, only) : null,
+          ...nothing(),
+          redactedItemCount: 0,
+          note: to ? 'There is no earlier forecast to compare with yet (one recompute so far).' : 'No forecast has been computed for this organisation yet.',
+        }),
+        200,
+      );
+    }
+    const [a, b] = [await sideOf(db, orgId, from), await sideOf(db, orgId, to)];
+    const gone = [...a.documents.keys()].filter((id) => !b.documents.has(id));
+    const r = explainChanges(a, b, await currentDocumentStates(db, orgId, gone), q.limit);
+    const listed = r.causes.flatMap((x) => x.items);
+    const [contacts, numbers] = await Promise.all([
+      contactsByIds(db, orgId, [...new Set(listed.flatMap((x) => (x.contactId ? [x.contactId] : [])))]),
+      documentNumbers(db, orgId, listed.flatMap((x) => (x.documentId ? [x.documentId] : []))),
+    ]);
+    let redacted = 0;
+    const causes = r.causes.map((x) => ({
+      ...x,
+      items: x.items.map((it) => {
+        const k = it.contactId ? contacts.get(it.contactId) : undefined;
+        if (k?.sensitive && gate) redacted++;
+        return { ...it, number: it.documentId ? (numbers.get(it.documentId) ?? null) : null, contactName: k ? (k.sensitive && gate ? SENSITIVE_CONTACT : k.name) : null };
+      }),
+    }));
+    return c.json(
+      withAlerts(c, {
+        currency: org.baseCurrency,
+        from: sideJson(from, a),
+        to: sideJson(to, b),
+        endingCashChange: r.endingCashChange,
+        minClosingCashChange: r.minClosingCashChange,
+        causes,
+        redactedItemCount: redacted,
+        note: noteOf(r, org.baseCurrency),
+      }),
+      200,
+    );
+  });
+}
+
+function sideJson(s: ChangeSnapshot, h: { startingCash: string; endingCash: string; minClosingCash: string; lowestWeek: number }) {
+  return {
+    snapshotId: s.id,
+    computedAt: s.computedAt.toISOString(),
+    asOfDate: s.asOfDate,
+    startingCash: h.startingCash,
+    endingCash: h.endingCash,
+    minClosingCash: h.minClosingCash,
+    minClosingCashWeekIndex: h.lowestWeek,
+  };
+}
+
+/** "Ending cash up 1,234.56 AUD: mostly settled (+900), new documents (+500)." */
+function noteOf(r: ChangeExplanation, currency: string): string {
+  const change = new D(r.endingCashChange);
+  if (change.isZero() && r.causes.every((x) => x.count === 0 && new D(x.total).isZero())) return 'Nothing changed between the two forecasts.';
+  const top = [...r.causes]
+    .filter((x) => !new D(x.total).isZero())
+    .sort((a, b) => new D(b.total).abs().cmp(new D(a.total).abs()))
+    .slice(0, 3)
+    .map((x) => `${x.cause.replace(/_/g, ' ')} ${new D(x.total).gt(0) ? '+' : ''}${canonical(x.total)}`);
+  return `Ending cash ${change.gte(0) ? 'up' : 'down'} ${canonical(change.abs())} ${currency}; the largest causes: ${top.join(', ')}.`;
+}
