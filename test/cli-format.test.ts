@@ -28,7 +28,7 @@ describe('endpoint catalogue', () => {
     expect(ENDPOINTS.map((e) => e.name)).toEqual([
       'status', 'orgs', 'portfolio', 'bank-accounts', 'account-balances', 'invoices', 'bills', 'credit-notes',
       'credit-note', 'purchase-orders', 'purchase-order', 'contacts', 'contact',
-      'cash-position', 'forecast', 'forecast-items', 'collections', 'receivables-aged', 'payables-aged', 'scenarios', 'daily-summary', 'revenue', 'expenses', 'contacts-summary', 'cohorts', 'retention', 'brief',
+      'cash-position', 'forecast', 'forecast-items', 'forecast-accuracy', 'forecast-changes', 'collections', 'receivables-aged', 'payables-aged', 'scenarios', 'daily-summary', 'revenue', 'expenses', 'contacts-summary', 'cohorts', 'retention', 'brief',
     ]);
     for (const e of ENDPOINTS) {
       expect(`service.${toolName(e)}`).toMatch(/^service\.[a-z_]+$/);

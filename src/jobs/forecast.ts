@@ -12,6 +12,8 @@ import { loadEngineInputs } from '../store/queries/forecast-input.js';
 import { saveSuppression, storeSnapshots } from '../store/queries/forecast-snapshots.js';
 import { orgMeta } from '../store/queries/organisation.js';
 import { ensureScenarios } from '../store/queries/scenarios.js';
+import { loadRawLedger } from '../store/queries/raw-ledger.js';
+import { indexLedger, inputAt } from '../backtest/replay.js';
 
 export interface RecomputeResult {
   orgId: string;
@@ -37,7 +39,7 @@ export async function recomputeForecast(db: Db, orgId: string, now: Date): Promi
   const { prepared, payloads, items } = runForecast(input, scenarios, now, { calibration, threshold });
   const t2 = performance.now();
   const suppressionChanged = await saveSuppression(db, orgId, prepared.poReasons);
-  await storeSnapshots(db, orgId, payloads, now, items, openDocuments(input));
+  await storeSnapshots(db, orgId, payloads, now, { items, documents: openDocuments(input) });
   const t3 = performance.now();
   return {
     orgId,
@@ -53,4 +55,27 @@ export async function recomputeForecast(db: Db, orgId: string, now: Date): Promi
     counts: { items: input.items.length, bankTransactions: input.bankTxns.length, purchaseOrders: input.purchaseOrders.length },
     timings: { loadMs: Math.round(t1 - t0), computeMs: Math.round(t2 - t1), storeMs: Math.round(t3 - t2) },
   };
+}
+
+/**
+ * The demo's yesterday (docs/forecast.md#changes): the forecast as it would
+ * have been made 24 hours before `now`, stored as a snapshot, so that GET
+ * /forecast/changes has a real day to explain on the demo's first day. The
+ * ledger as it stood on yesterday's morning is replayed (src/backtest/replay.ts:
+ * documents, payments and bank movements before it, the balances then);
+ * today's schedules, credits and operator settings stand in for yesterday's.
+ * Not kept in the track record (the demo's is seeded from the calibration's
+ * replay).
+ */
+export async function recomputeYesterday(db: Db, orgId: string, now: Date): Promise<void> {
+  const at = new Date(now.getTime() - 86_400_000);
+  const org = await orgMeta(db, orgId);
+  if (!org) throw new RecomputeError(`no organisation ${orgId}`);
+  const scenarios = await ensureScenarios(db, orgId, at);
+  const { input: today, calibration, threshold } = await loadEngineInputs(db, org, at);
+  const past = inputAt(indexLedger(await loadRawLedger(db, org)), today.asOf);
+  const { history: _recomputed, ...rest } = today;
+  const input = { ...rest, items: past.items, bankTxns: past.bankTxns, purchaseOrders: past.purchaseOrders, bankAccounts: past.bankAccounts };
+  const { payloads, items } = runForecast(input, scenarios, at, { calibration, threshold });
+  await storeSnapshots(db, orgId, payloads, at, { items, documents: openDocuments(input), track: false });
 }

@@ -76,18 +76,22 @@ const AccuracyCell = z
     weeksAhead: z.number().int().openapi({ description: 'How far ahead of its date it forecast this week (1-13).' }),
     seeded: z.boolean().openapi({ description: 'true: a stored forecast written from the replay of the history before the service ran (the demo\'s first six months), not by a recompute on the day.' }),
     measuredFrom: DateOnly.openapi({ description: "The first day compared: the week's Monday, or the forecast's date when it was made within the week (its first week counts from then)." }),
-    receipts: CellFigure,
-    payments: CellFigure,
-    closing: CellFigure,
+    receipts: CellFigure.openapi({ description: "Money received: what the forecast said (its inflow) and what came." }),
+    payments: CellFigure.openapi({ description: 'Money paid: what it said (its outflow) and what left.' }),
+    closing: CellFigure.openapi({ description: 'Closing cash at the end of the week: what it said and what it was.' }),
   })
   .openapi('AccuracyForecast');
 
 const AccuracyWeek = z
   .object({
-    weekStart: DateOnly,
-    weekEnd: DateOnly,
+    weekStart: DateOnly.openapi({ description: 'Its Monday.' }),
+    weekEnd: DateOnly.openapi({ description: 'Its Sunday.' }),
     actual: z
-      .object({ receipts: Money, payments: Money, closing: Money })
+      .object({
+        receipts: Money.openapi({ description: 'Money received in the week.' }),
+        payments: Money.openapi({ description: 'Money paid in the week.' }),
+        closing: Money.openapi({ description: 'Cash at the end of the week (every bank account).' }),
+      })
       .openapi({ description: 'What moved in the whole week (Monday to Sunday; transfers between own accounts left out) and the cash at its end.' }),
     forecastCount: z.number().int().openapi({ description: 'Earlier forecasts measured on this week.' }),
     forecasts: z.array(AccuracyCell).optional().openapi({ description: 'What each earlier forecast said of this week, the nearest first (absent with detail=summary).' }),
@@ -97,7 +101,7 @@ const AccuracyWeek = z
 export const ForecastAccuracyResponse = z
   .object({
     asOfDate: DateOnly.openapi({ description: "Today in the organisation's time zone: weeks that ended before it are measured." }),
-    currency: z.string(),
+    currency: z.string().openapi({ description: 'The base currency of every amount.' }),
     from: DateOnly.openapi({ description: 'The range measured: weeks ending from this date...' }),
     to: DateOnly.openapi({ description: '...to this one.' }),
     source: z.enum(['stored', 'replayed']).openapi({
@@ -106,7 +110,12 @@ export const ForecastAccuracyResponse = z
     storedForecasts: z.number().int().openapi({ description: 'Stored forecasts with a week that has happened (all dates; the demo starts with 26 seeded ones).' }),
     forecastsMeasured: z.number().int().openapi({ description: 'Forecasts of the source with at least one week measured in the range.' }),
     overall: z
-      .object({ weeksMeasured: z.number().int(), receipts: Score, payments: Score, closing: Score })
+      .object({
+        weeksMeasured: z.number().int().openapi({ description: 'Every (forecast, week) measured in the range, all horizons.' }),
+        receipts: Score.openapi({ description: "Money received (the forecast's inflow)." }),
+        payments: Score.openapi({ description: 'Money paid (its outflow).' }),
+        closing: Score.openapi({ description: 'Closing cash.' }),
+      })
       .openapi({ description: 'Every measured (forecast, week) at once.' }),
     horizons: z.array(HorizonAccuracy).openapi({ description: 'Per horizon, 1 to 13 weeks ahead (only the one asked for with horizon): WAPE and coverage80 with the backtest\'s definitions.' }),
     weeks: z.array(AccuracyWeek).openapi({ description: 'The per-week detail, oldest first: every week in the range that has happened and was forecast.' }),

@@ -30,12 +30,12 @@ export const ForecastChangesQuery = z.object({
 
 const SnapshotSide = z
   .object({
-    snapshotId: z.string(),
-    computedAt: DateTime,
-    asOfDate: DateOnly,
-    startingCash: Money,
-    endingCash: Money,
-    minClosingCash: Money,
+    snapshotId: z.string().openapi({ description: 'The stored forecast (scenario id and the instant it was computed).' }),
+    computedAt: DateTime.openapi({ description: 'When it was computed.' }),
+    asOfDate: DateOnly.openapi({ description: "Its date (the organisation's today then)." }),
+    startingCash: Money.openapi({ description: 'The cash it started from.' }),
+    endingCash: Money.openapi({ description: 'Its closing cash after 13 weeks.' }),
+    minClosingCash: Money.openapi({ description: 'Its lowest closing cash.' }),
     minClosingCashWeekIndex: z.number().int().openapi({ description: 'Its lowest week, 0-based in its own weeks.' }),
   })
   .openapi('ChangeSnapshot');
@@ -43,12 +43,12 @@ const SnapshotSide = z
 const ChangeItem = z
   .object({
     itemId: z.string().openapi({ description: "The forecast item (GET /forecast/items' itemId): a document id, or a series or manual line id." }),
-    documentId: z.string().nullable(),
+    documentId: z.string().nullable().openapi({ description: 'The invoice, bill or purchase order (their ids in the lists); null for series and manual lines.' }),
     number: z.string().nullable().openapi({ description: "The document's number; null for series and lines, or when the ledger has none." }),
-    contactId: z.string().nullable(),
+    contactId: z.string().nullable().openapi({ description: 'The customer or supplier; null without one.' }),
     contactName: z.string().nullable().openapi({ description: '`Sensitive contact` for a sensitive contact without READ_SENSITIVE; null without a contact.' }),
-    kind: z.enum(ITEM_KINDS),
-    direction: z.enum(['in', 'out']),
+    kind: z.enum(ITEM_KINDS).openapi({ description: "What the item is (GET /forecast/items' kinds)." }),
+    direction: z.enum(['in', 'out']).openapi({ description: 'in: money received; out: money paid.' }),
     change: Money.openapi({ description: 'Its effect on ending cash (negative: lower).' }),
     minClosingChange: Money.openapi({ description: "Its effect on the lowest week's closing cash." }),
     oldAmount: Money.nullable().openapi({ description: "What the earlier forecast expected of it within its 13 weeks; null: it was not in them." }),
@@ -77,7 +77,7 @@ const Cause = z
 
 export const ForecastChangesResponse = z
   .object({
-    currency: z.string(),
+    currency: z.string().openapi({ description: 'The base currency of every amount.' }),
     from: SnapshotSide.nullable().openapi({ description: 'The earlier forecast; null when there is none kept to compare with (a new organisation: one recompute so far).' }),
     to: SnapshotSide.nullable().openapi({ description: 'The current forecast (the BASE one GET /forecast serves); null before any.' }),
     endingCashChange: Money.openapi({ description: "to.endingCash - from.endingCash ('0' without both)." }),

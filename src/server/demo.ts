@@ -26,7 +26,7 @@ import {
 } from '../store/tenancy.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { Progress } from './progress.js';
-import { recomputeForecast } from '../jobs/forecast.js';
+import { recomputeForecast, recomputeYesterday } from '../jobs/forecast.js';
 import { recomputeBaselines } from '../jobs/baselines.js';
 import { recalibrateIfStale, seedTrackRecord } from '../jobs/calibration.js';
 import { generateDailyBrief } from '../jobs/brief.js';
@@ -93,6 +93,8 @@ export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { l
     // The track record the demo starts with: the weekly forecasts it would have stored over the six months before (docs/forecast.md#accuracy).
     await seedTrackRecord(db, demo.id, now, DEMO_TRACK_DAYS);
     progress(`derive ${demo.name}: forecast`, i * 4 + 2, steps);
+    // A new demo starts with yesterday's forecast too (replayed), so that GET /forecast/changes explains a real day (docs/forecast.md#changes).
+    if (orgs.find((o) => o.id === demo.id)?.created) await recomputeYesterday(db, demo.id, now);
     await recomputeForecast(db, demo.id, now);
     progress(`derive ${demo.name}: brief`, i * 4 + 3, steps);
     await generateDailyBrief(db, demo.id, now, { llm: opts.llm ?? null });

@@ -37,7 +37,7 @@ export function registerForecastAccuracy(app: ApiApp) {
     const today = dateIn(org.timezone, c.get('deps').clock.now());
     const to = q.to ?? today;
     const from = q.from ?? addDays(to < today ? to : today, -DEFAULT_DAYS);
-    if (to < from) throw new ParamError('to', `must not be before from (${from})`);
+    if (to < from) throw q.to === undefined ? new ParamError('from', `must not be after to (default: today, ${to})`) : new ParamError('to', `must not be before from (${from})`);
     const since = earliestAsOf(from);
     const stored = await trackEntries(db, org.id, 'stored', '0001-01-01', to);
     const measurable = stored.filter((e) => hasHappened(e, today));

@@ -121,7 +121,20 @@ function sideJson(s: ChangeSnapshot, h: { startingCash: string; endingCash: stri
   };
 }
 
-/** "Ending cash up 1,234.56 AUD: mostly settled (+900), new documents (+500)." */
+/** The causes in words, for the note. */
+const CAUSE_WORDS: Record<(typeof CHANGE_CAUSES)[number], string> = {
+  settled: 'documents settled',
+  new_document: 'new documents',
+  voided_or_deleted: 'documents voided or deleted',
+  amount_changed: 'amounts edited',
+  status_changed: 'statuses changed',
+  dates_moved: 'expected dates moved',
+  re_estimated: 'recurring and statistical items re-estimated',
+  opening_cash: 'other money that moved',
+  scenario_or_override: 'override and manual lines',
+};
+
+/** "Ending cash down 11708.41 AUD; the largest causes: new documents -12103.77, ..." */
 function noteOf(r: ChangeExplanation, currency: string): string {
   const change = new D(r.endingCashChange);
   if (change.isZero() && r.causes.every((x) => x.count === 0 && new D(x.total).isZero())) return 'Nothing changed between the two forecasts.';
@@ -129,6 +142,6 @@ function noteOf(r: ChangeExplanation, currency: string): string {
     .filter((x) => !new D(x.total).isZero())
     .sort((a, b) => new D(b.total).abs().cmp(new D(a.total).abs()))
     .slice(0, 3)
-    .map((x) => `${x.cause.replace(/_/g, ' ')} ${new D(x.total).gt(0) ? '+' : ''}${canonical(x.total)}`);
+    .map((x) => `${CAUSE_WORDS[x.cause]} ${new D(x.total).gt(0) ? '+' : ''}${canonical(x.total)}`);
   return `Ending cash ${change.gte(0) ? 'up' : 'down'} ${canonical(change.abs())} ${currency}; the largest causes: ${top.join(', ')}.`;
 }

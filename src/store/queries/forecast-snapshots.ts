@@ -30,14 +30,21 @@ export const DAILY_SNAPSHOTS_KEPT = 14;
  * shares any more, go with them): SNAPSHOTS_KEPT per scenario, and for BASE
  * also the last of each of the DAILY_SNAPSHOTS_KEPT days before the latest.
  */
+export interface StoreOptions {
+  /** What makes up each scenario's weeks (`items[i]` for `payloads[i]`). */
+  items?: readonly (readonly ForecastItem[])[];
+  /** The open documents the recompute knew. */
+  documents?: readonly (DocumentState & { id: string })[];
+  /** Keep the week's first BASE forecast in the track record (default true; false for a replayed one). */
+  track?: boolean;
+}
+
 export async function storeSnapshots(
   db: Db,
   orgId: string,
   payloads: ForecastPayload[],
   computedAt: Date,
-  items?: readonly (readonly ForecastItem[])[],
-  documents?: readonly (DocumentState & { id: string })[],
-): Promise<void> {
+  { items, documents, track = true }: StoreOptions = {}): Promise<void> {
   if (payloads.length === 0) return;
   const ids = payloads.map((p) => `${p.scenarioId}:${computedAt.toISOString()}`);
   await db.transaction(async (tx) => {
@@ -62,7 +69,7 @@ export async function storeSnapshots(
     if (items) for (const [i, list] of items.entries()) await insertSnapshotItems(tx, orgId, ids[i]!, list);
     // The week's first BASE forecast joins the track record (docs/forecast.md#accuracy).
     const base = payloads.findIndex((p) => p.scenarioKind === 'BASE');
-    if (base >= 0) {
+    if (track && base >= 0) {
       const p = payloads[base]!;
       await keepStoredForecast(tx, orgId, { asOfDate: p.asOfDate, snapshotId: ids[base]!, computedAt, startingCash: p.startingCash, weeks: trackWeeksOfPayload(p) });
     }
