@@ -28,7 +28,7 @@ import { recomputeBaselines } from '../src/jobs/baselines.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { generateDailyBrief } from '../src/jobs/brief.js';
 import { forecastChart } from '../src/cli/chart.js';
-import { CHARTS, runCli } from '../src/cli/main.js';
+import { CHARTS, runCli, viewCommand } from '../src/cli/main.js';
 import { callTool } from '../src/mcp/server.js';
 import { OutputChecker, requiredArgs } from './helpers/mcp-output.js';
 
@@ -216,6 +216,23 @@ describe('clients against a real server', () => {
       if (e.name !== 'status') expect(out, e.name).toMatch(/(^|\n)(\w+(\.\w+)*( \(\d+\))?)\n\S+( +\S+)*\n-+( +-+)*\n|\n\w+\nid +\S/);
       expect(out).not.toContain('{…}');
     }
+  });
+
+  it("the forecast's views as words: `forecast accuracy`, `forecast changes`, `forecast items` are their forecast-<view> commands", async () => {
+    for (const [words, tool] of [
+      [['forecast', 'accuracy', '--horizon', '2'], 'service.cli_forecast_accuracy'],
+      [['--format', 'table', 'forecast', 'changes'], 'service.cli_forecast_changes'],
+      [['forecast', 'items', '--week', '0'], 'service.cli_forecast_items'],
+    ] as const) {
+      let out = '';
+      let err = '';
+      expect(await runCli([...words], { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env }), `${words.join(' ')}: ${err}`).toBe(0);
+      expect(out.length).toBeGreaterThan(0);
+      expect((await api.audit('o1'))[0]!.tool).toBe(tool);
+    }
+    // Anything else after forecast is still forecast's own (an unknown word is commander's error).
+    expect(viewCommand(['forecast', '--weeks', '4'], ENDPOINTS)).toEqual(['forecast', '--weeks', '4']);
+    expect(viewCommand(['forecast', 'nonsense'], ENDPOINTS)).toEqual(['forecast', 'nonsense']);
   });
 
   it('quota_exhausted carries the Retry-After hint (CLI and MCP)', async () => {

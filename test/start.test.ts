@@ -55,6 +55,22 @@ async function stop(s: Started): Promise<number | string | null> {
 
 const fetchJson = (url: string, init?: RequestInit) => fetch(url, init) as Promise<JsonResponse>;
 
+/**
+ * Issue 18 on a demo organisation: its track record is stored from day one (six months of seeded weekly forecasts),
+ * and what changed since yesterday's (replayed) forecast is explained, the causes adding up exactly to the change.
+ */
+async function expectTrackRecord(baseUrl: string, partnerKey: string, orgId: string): Promise<void> {
+  const headers = { authorization: `Bearer ${partnerKey}`, 'x-service-org-id': orgId };
+  const accuracy = await (await fetchJson(`${baseUrl}/api/agent/forecast/accuracy?detail=summary`, { headers })).json();
+  expect([orgId, accuracy.source]).toEqual([orgId, 'stored']);
+  expect(accuracy.storedForecasts).toBeGreaterThanOrEqual(20);
+  expect(accuracy.horizons.every((h: { weeksMeasured: number }) => h.weeksMeasured > 0)).toBe(true);
+  const changes = await (await fetchJson(`${baseUrl}/api/agent/forecast/changes`, { headers })).json();
+  expect(changes.from.asOfDate < changes.to.asOfDate).toBe(true);
+  const total = changes.causes.reduce((a: number, c: { total: string }) => a + Math.round(Number(c.total) * 100), 0);
+  expect(total).toBe(Math.round(Number(changes.endingCashChange) * 100));
+}
+
 describe('npm start (README)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cashline-start-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -98,6 +114,7 @@ describe('npm start (README)', () => {
       for (const o of orgs) {
         const brief = await fetchJson(`${baseUrl}/api/agent/orgs/${o.id}/daily-brief`, { headers: { authorization: `Bearer ${keys.partner}` } });
         expect(brief.status, `daily brief of ${o.id}`).toBe(200);
+        await expectTrackRecord(baseUrl, keys.partner, o.id);
       }
     } finally {
       // npm itself dies by the signal; the server it runs drains and exits 0 (checked on the direct run below).
@@ -111,6 +128,9 @@ describe('npm start (README)', () => {
       expect(old.status).toBe(401);
       const fresh = await fetchJson(`${again.banner.baseUrl}/api/agent/status`, { headers: { authorization: `Bearer ${again.banner.keys.full}` } });
       expect(fresh.status).toBe(200);
+      // The restart recomputed: what changed since the first start's forecast.
+      const since = await (await fetchJson(`${again.banner.baseUrl}/api/agent/forecast/changes`, { headers: { authorization: `Bearer ${again.banner.keys.full}` } })).json();
+      expect(since.from.computedAt < since.to.computedAt).toBe(true);
     } finally {
       expect(await stop(again)).toBe(0);
     }
@@ -129,6 +149,7 @@ describe('npm start (README)', () => {
       expect(invoices.ledgerAlert).toBeUndefined();
       const banks = await (await fetchJson(`${baseUrl}/api/agent/bank-accounts`, { headers })).json();
       expect(banks.bankAccounts.length).toBeGreaterThanOrEqual(3);
+      for (const o of orgs) await expectTrackRecord(baseUrl, keys.partner, o.id);
     } finally {
       expect(await stop(s)).toBe(0);
       rmSync(ledgerDir, { recursive: true, force: true });

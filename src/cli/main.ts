@@ -140,10 +140,23 @@ export function buildCli(io: CliIo, catalogue: readonly Endpoint[] = ENDPOINTS, 
   return program;
 }
 
+/**
+ * The forecast's views as words: `cashline forecast accuracy` is
+ * `cashline forecast-accuracy` (and `forecast items`, `forecast changes`):
+ * the first word that names a command, `forecast`, followed by the rest of
+ * a `forecast-<view>` command's name.
+ */
+export function viewCommand(argv: readonly string[], catalogue: readonly Endpoint[]): string[] {
+  const names = new Set(catalogue.map((e) => e.name));
+  const i = argv.findIndex((a) => names.has(a));
+  if (i < 0 || argv[i] !== 'forecast' || !names.has(`forecast-${argv[i + 1]}`)) return [...argv];
+  return [...argv.slice(0, i), `forecast-${argv[i + 1]}`, ...argv.slice(i + 2)];
+}
+
 export async function runCli(argv: string[], io: CliIo, catalogue?: readonly Endpoint[], charts?: Charts, extensions?: readonly CliExtension[]): Promise<number> {
   const program = buildCli(io, catalogue, charts, extensions);
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(viewCommand(argv, catalogue ?? ENDPOINTS), { from: 'user' });
     return 0;
   } catch (err) {
     if (err instanceof CliError) {

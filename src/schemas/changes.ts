@@ -66,7 +66,7 @@ const Cause = z
   .object({
     cause: z.enum(CHANGE_CAUSES).openapi({
       description:
-        'settled: documents paid (or credited) since: the cash that arrived or left, net of the forecast it replaced; new_document: documents the earlier forecast did not know; voided_or_deleted; amount_changed: totals edited (or a payment removed); status_changed: drafts approved or sent back, purchase orders billed; dates_moved: the same document expected in other weeks (see why); re_estimated: recurring, scheduled and statistical items re-estimated; opening_cash: other money that moved (bank transactions, payments not forecast, balances); scenario_or_override: the opening-cash override and manual lines.',
+        'settled: documents paid (or credited) since: the cash that arrived or left, net of the forecast it replaced; new_document: documents the earlier forecast did not know; voided_or_deleted; amount_changed: totals edited (or a payment removed); status_changed: drafts approved or sent back, purchase orders billed; dates_moved: the same document expected in other weeks (see why); re_estimated: recurring, scheduled and statistical items re-estimated (including the weeks the horizon gained or lost when a new week began); opening_cash: other money that moved (bank transactions, payments not forecast, balances); scenario_or_override: the opening-cash override and manual lines.',
     }),
     total: Money.openapi({ description: "Its effect on ending cash. The causes' totals add up exactly to endingCashChange." }),
     minClosingTotal: Money.openapi({ description: "Its effect on the lowest week's closing cash; they add up exactly to minClosingCashChange." }),

@@ -292,7 +292,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   }),
   endpoint({
     name: 'forecast', path: '/api/agent/forecast', query: ForecastQuery, response: ForecastResponse,
-    summary: '13-week rolling cash forecast (--chart draws it)',
+    summary: '13-week rolling cash forecast (--chart draws it; forecast items|accuracy|changes: its views)',
     description: `The 13-week rolling cash forecast of a scenario (default BASE; scenarioId picks another; weeks returns fewer weeks): per week opening, inflow, outflow, net and closing cash; endingCash, minClosingCash and its week (minClosingCashWeekIndex, 0-based) answer runway questions. Each week's bands give P10/P50/P90 of inflow, outflow and closing (8 futures in 10 inside P10-P90); shortfallProbability per week and shortfall.probability over the 13 weeks answer "how likely are we to run out of cash" (calibration says how well the bands held on this business's own history; null: not yet calibrated). Use for "will we run out of cash" or "what does next quarter look like". Pass notesForAgent on when relevant. This tool answers with detail=summary unless told detail=full (the item ids of every week, large). ${COMMON}`,
     toolDefaults: { detail: 'summary' },
   }),

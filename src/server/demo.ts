@@ -57,12 +57,16 @@ export interface DemoSetup {
   keys: DemoKeys;
 }
 
-export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { llm?: LlmConfig | null } = {}): Promise<DemoSetup> {
+/**
+ * `created`: demo organisations the caller made in this run (the ledger
+ * sync of `demo --ledger`), new like the ones imported here.
+ */
+export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { llm?: LlmConfig | null; created?: readonly string[] } = {}): Promise<DemoSetup> {
   const orgs: DemoSetup['orgs'] = [];
   for (const demo of DEMO_ORGS) {
     const existing = await getOrg(db, demo.id);
     if (existing && (await hasImported(db, demo.id))) {
-      orgs.push({ id: demo.id, name: demo.name, created: false });
+      orgs.push({ id: demo.id, name: demo.name, created: opts.created?.includes(demo.id) ?? false });
       continue;
     }
     if (!existing) {

@@ -64,9 +64,9 @@ function demoCommand(program: Command, io: Io): void {
       action(io, async (ctx, opts: { host?: string; port?: number; ledger?: boolean }) => {
         const store = await ctx.store();
         const ledger = opts.ledger ? await startDemoLedger(ctx, store.db, progressPrinter(io, 'demo ledger')) : null;
-        const demo = await setupDemo(store.db, ctx.config.clock.now(), progressPrinter(io, 'demo'), { llm: llmConfig(ctx.config) });
         // The organisation the ledger sync created in this run is new too.
-        if (ledger?.created) for (const o of demo.orgs) if (o.id === ledger.synced.orgId) o.created = true;
+        const created = ledger?.created ? [ledger.synced.orgId] : [];
+        const demo = await setupDemo(store.db, ctx.config.clock.now(), progressPrinter(io, 'demo'), { llm: llmConfig(ctx.config), created });
         const server = await serveApi(ctx, opts);
         // The workers run in the demo process (nightly baselines and forecast, the daily brief,
         // and with --ledger the sync), so the demo stays fresh while it serves.

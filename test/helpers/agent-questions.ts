@@ -34,6 +34,8 @@ import type { OrgsResponse } from '../../src/schemas/orgs.js';
 import type { ForecastItemsResponse } from '../../src/schemas/forecast-items.js';
 import type { PortfolioResponse } from '../../src/schemas/portfolio.js';
 import type { CollectionsResponse } from '../../src/schemas/collections.js';
+import type { ForecastAccuracyResponse } from '../../src/schemas/accuracy.js';
+import type { ForecastChangesResponse } from '../../src/schemas/changes.js';
 
 export interface Call {
   tool: string;
@@ -246,6 +248,38 @@ export const QUESTIONS: Question[] = [
           top.map((x) => `${x.number ?? x.documentId} from ${x.contactName ?? 'no contact'} (${money(c.currency, x.amountDue)}, ${x.daysOverdue ? `${x.daysOverdue} days overdue` : `due ${x.dueDate}`}; collecting it on its due date lifts the lowest week by ${money(c.currency, x.lift)}; ${x.history})`).join('; ') +
           `. ${c.payableCount ? `${c.payableCount} bills could wait until their due dates.` : 'No bill is paid before its due date, so none can wait.'}`,
         evidence: [c.minClosingCash, ...top.map((x) => x.lift), ...top.map((x) => x.contactName)],
+      };
+    },
+  },
+  {
+    q: 'How accurate has the forecast been? Can I trust its ranges?',
+    who: 'owner',
+    steps: [call('forecast_accuracy')],
+    answer: ([r]) => {
+      const a = r as R<typeof ForecastAccuracyResponse>;
+      const at = (k: number) => a.horizons.find((h) => h.weeksAhead === k)!;
+      const pct = (x: number) => `${Math.round(x * 100)}%`;
+      return {
+        text:
+          `Over the last 13 weeks (${a.overall.weeksMeasured} weeks measured from ${a.forecastsMeasured} ${a.source} forecasts), closing cash was off by ${pct(at(1).closing.wape)} one week ahead and ${pct(at(13).closing.wape)} thirteen weeks ahead (WAPE ${at(1).closing.wape} and ${at(13).closing.wape}). ` +
+          `The 80% ranges held ${pct(a.overall.closing.coverage80)} of the time for closing cash and ${pct(a.overall.receipts.coverage80)} for receipts (coverage80 ${a.overall.closing.coverage80} and ${a.overall.receipts.coverage80}; 80% means they hold as stated).`,
+        evidence: [String(a.overall.weeksMeasured), String(at(1).closing.wape), String(at(13).closing.wape), String(a.overall.closing.coverage80), String(a.overall.receipts.coverage80)],
+      };
+    },
+  },
+  {
+    q: 'Why did the forecast change since yesterday?',
+    who: 'owner',
+    steps: [call('forecast_changes', { limit: 1 })],
+    answer: ([r]) => {
+      const c = r as R<typeof ForecastChangesResponse>;
+      const big = [...c.causes].sort((a, b) => Math.abs(Number(b.total)) - Math.abs(Number(a.total))).slice(0, 3);
+      return {
+        text:
+          `Ending cash moved by ${money(c.currency, c.endingCashChange)} since the forecast of ${c.from!.asOfDate} (the lowest week by ${money(c.currency, c.minClosingCashChange)}). The largest causes: ` +
+          big.map((x) => `${x.cause} ${money(c.currency, x.total)} (${x.count} items${x.items[0] ? `, the largest ${x.items[0].number ?? x.items[0].itemId}${x.items[0].contactName ? ` of ${x.items[0].contactName}` : ''}` : ''})`).join('; ') +
+          '. The causes add up exactly to the change.',
+        evidence: [c.endingCashChange, c.minClosingCashChange, ...big.map((x) => x.total)],
       };
     },
   },

@@ -102,7 +102,7 @@ export function registerForecastChanges(app: ApiApp) {
         minClosingCashChange: r.minClosingCashChange,
         causes,
         redactedItemCount: redacted,
-        note: noteOf(r, org.baseCurrency),
+        note: noteOf(r, org.baseCurrency) + horizonNote(a.weekStarts, b.weekStarts),
       }),
       200,
     );
@@ -144,4 +144,10 @@ function noteOf(r: ChangeExplanation, currency: string): string {
     .slice(0, 3)
     .map((x) => `${CAUSE_WORDS[x.cause]} ${new D(x.total).gt(0) ? '+' : ''}${canonical(x.total)}`);
   return `Ending cash ${change.gte(0) ? 'up' : 'down'} ${canonical(change.abs())} ${currency}; the largest causes: ${top.join(', ')}.`;
+}
+
+/** When the 13 weeks themselves moved (a new week began), the weeks gained and lost are part of the change. */
+function horizonNote(from: readonly string[], to: readonly string[]): string {
+  if (from[0] === to[0] || !from.length || !to.length) return '';
+  return ` The 13 weeks moved on (they start ${to[0]} instead of ${from[0]}): what the weeks that ended and the new weeks hold is part of the change.`;
 }

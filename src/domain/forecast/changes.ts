@@ -25,7 +25,7 @@ import type { ForecastInput } from './types.js';
  * - amount_changed: documents whose total was edited (or whose payment was removed);
  * - status_changed: drafts approved or sent back, purchase orders billed (the bill is a new document);
  * - dates_moved: the same document, owed the same, expected in other weeks: its due date changed, or the payment pattern was re-estimated (another week's evidence, or the time that passed while it stayed unpaid);
- * - re_estimated: recurring, scheduled and statistical items (predicted sales, run-rates) re-estimated;
+ * - re_estimated: recurring, scheduled and statistical items (predicted sales, run-rates) re-estimated, the weeks the horizon gained or lost included;
  * - opening_cash: other money that moved (bank transactions, payments the earlier forecast did not expect, a bank balance changed);
  * - scenario_or_override: the operator's opening-cash override and manual forecast lines.
  */

@@ -458,7 +458,8 @@ export async function documentNumbers(db: Db, orgId: string, ids: readonly strin
   if (ids.length === 0) return new Map();
   const list = await rows<{ id: string; number: string | null }>(
     db,
-    sql`select id, number from cash_items where org_id = ${orgId} and id = any(${sql.param([...ids])}::text[])`,
+    sql`select id, number from cash_items where org_id = ${orgId} and id = any(${sql.param([...ids])}::text[])
+        union all select id, number from purchase_orders where org_id = ${orgId} and id = any(${sql.param([...ids])}::text[])`,
   );
   return new Map(list.map((r) => [r.id, r.number]));
 }
