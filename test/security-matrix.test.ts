@@ -111,6 +111,8 @@ beforeAll(async () => {
   // The derived data every endpoint serves (baselines, the forecast snapshots, today's brief), computed after the canaries are in the names.
   for (const name of ORGS) {
     await recomputeBaselines(db, org[name], new Date(NOW));
+    // Yesterday's forecast too, so that /forecast/changes lists items (with their contacts' names) between two snapshots.
+    await recomputeForecast(db, org[name], new Date(new Date(NOW).getTime() - 86_400_000));
     await recomputeForecast(db, org[name], new Date(NOW));
     await generateDailyBrief(db, org[name], new Date(NOW), { llm: null });
   }
