@@ -39,6 +39,21 @@ export const configSchema = z.object({
   CASHLINE_SYNC_INTERVAL_MINUTES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1440).default(30)),
   /** How often a worker looks for due jobs. */
   CASHLINE_WORKER_TICK_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3600).default(60)),
+  /**
+   * Browser origins allowed to call the API (CORS), comma-separated
+   * (`https://app.example.com,https://admin.example.com`), or `*`; unset: no
+   * CORS headers (off by default).
+   */
+  CASHLINE_CORS_ORIGINS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+      .refine((list) => list.length > 0 && list.every((o) => o === '*' || /^https?:\/\/[^/\s]+$/.test(o)), {
+        message: 'must be * or comma-separated origins such as https://app.example.com (scheme and host, no path)',
+      })
+      .optional(),
+  ),
   XERO_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
   XERO_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().optional()),
   XERO_API_URL: z.preprocess(emptyAsUndefined, url(/^https?:\/\//, 'http(s)://').default('https://api.xero.com/api.xro/2.0')),

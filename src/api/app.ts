@@ -23,6 +23,8 @@ import { randomBytes } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
+import { cors } from 'hono/cors';
+import { compression } from './compression.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -58,6 +60,16 @@ export interface AppOptions {
 
 /** The methods every path answers (`Allow` on OPTIONS and 405). */
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+/** The headers a browser client may read (CORS): the envelope's and Retry-After. */
+const EXPOSED_HEADERS = [
+  'X-Service-Subscription',
+  'X-Service-Plan',
+  'X-Service-Reset-Minutes',
+  'X-Service-Quota-Remaining',
+  'X-Service-Quota-Reset',
+  'X-Service-Trial-Days-Remaining',
+  'Retry-After',
+] as const;
 
 export function createApp(opts: AppOptions): ApiApp {
   const deps: Deps = {
@@ -89,6 +101,22 @@ export function createApp(opts: AppOptions): ApiApp {
     c.set('db', deps.store.db);
     await next();
   });
+  // Answers of 1 KB or more are brotli-, gzip- or deflate-encoded when the client accepts it (docs/api.md#http).
+  app.use('*', compression());
+  // Browser clients, from the configured origins only (CASHLINE_CORS_ORIGINS; off by default): preflights answered here.
+  const origins = opts.config.CASHLINE_CORS_ORIGINS;
+  if (origins) {
+    app.use(
+      '*',
+      cors({
+        origin: origins.includes('*') ? '*' : origins,
+        allowMethods: ['GET', 'HEAD', 'OPTIONS'],
+        allowHeaders: ['Authorization', 'X-Service-Org-Id', 'X-Service-Tool'],
+        exposeHeaders: [...EXPOSED_HEADERS],
+        maxAge: 600,
+      }),
+    );
+  }
   app.use(`${AGENT_PREFIX}/*`, observe);
   app.use('*', async (c, next) => {
     const method = c.req.method;

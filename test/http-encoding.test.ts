@@ -1,0 +1,141 @@
+/**
+ * HTTP for large answers and browsers (issue 21; docs/api.md#http): answers
+ * over 1 KB are gzip- or deflate-encoded when the client accepts it (the same
+ * JSON once decoded, counted like any other read), smaller ones and clients
+ * that do not ask stay plain; CORS is off by default and, with
+ * CASHLINE_CORS_ORIGINS, answers the configured origins only (preflight
+ * included). Raw node:http requests, so that nothing decodes behind the
+ * test's back.
+ */
+import { request } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from './helpers/http.js';
+import { seedLedger } from './lists-fixture.js';
+import { loadConfig, ConfigError } from '../src/config.js';
+
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+function raw(url: string, method: string, headers: Record<string, string>): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The answer without what changes from one request to the next (credits left). */
+const stable = (body: Buffer) => {
+  const { usage: _usage, ...rest } = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+  return rest;
+};
+
+describe('compression (pglite)', () => {
+  let api: TestApi;
+  let key: string;
+  beforeAll(async () => {
+    api = await startTestApi('pglite');
+    await api.org({ id: 'o1', name: 'One Pty', plan: 'Reserve', baseCurrency: 'AUD' });
+    await api.org({ id: 'o2', name: 'Two Ltd', plan: 'Reserve', baseCurrency: 'NZD' });
+    await seedLedger(api.store.db, { orgsExist: true });
+    key = await api.key('o1');
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('a large answer is gzip- or deflate-encoded when asked, the same JSON once decoded; a client that does not ask gets it plain', async () => {
+    const url = `${api.url}/api/agent/invoices?limit=200`;
+    const plain = await raw(url, 'GET', { authorization: `Bearer ${key}` });
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.length).toBeGreaterThan(1024);
+    const gz = await raw(url, 'GET', { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip' });
+    expect([gz.status, gz.headers['content-encoding']]).toEqual([200, 'gzip']);
+    expect(gz.body.length).toBeLessThan(plain.body.length / 3);
+    expect(stable(gunzipSync(gz.body))).toEqual(stable(plain.body));
+    const df = await raw(url, 'GET', { authorization: `Bearer ${key}`, 'accept-encoding': 'deflate' });
+    expect(df.headers['content-encoding']).toBe('deflate');
+    expect(stable(inflateSync(df.body))).toEqual(stable(plain.body));
+    expect(gz.headers.vary).toMatch(/Accept-Encoding/);
+    // The client's preference by q-value; brotli first on a tie. The OpenAPI document (public, large) too.
+    const doc = await raw(`${api.url}/api/agent/openapi.json`, 'GET', { 'accept-encoding': 'gzip, deflate, br' });
+    expect(doc.headers['content-encoding']).toBe('br');
+    expect(JSON.parse(brotliDecompressSync(doc.body).toString('utf8')).openapi).toMatch(/^3\.1/);
+    const gzFirst = await raw(`${api.url}/api/agent/openapi.json`, 'GET', { 'accept-encoding': 'br;q=0.5, gzip' });
+    expect(gzFirst.headers['content-encoding']).toBe('gzip');
+    const none = await raw(`${api.url}/api/agent/openapi.json`, 'GET', { 'accept-encoding': 'identity, gzip;q=0' });
+    expect(none.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('a small answer stays plain; an encoded read is charged like any other', async () => {
+    const small = await raw(`${api.url}/api/agent/status`, 'GET', { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip' });
+    expect(small.status).toBe(200);
+    expect(small.body.length).toBeLessThan(1024);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    const before = Number((await raw(`${api.url}/api/agent/invoices?limit=1`, 'GET', { authorization: `Bearer ${key}` })).headers['x-service-quota-remaining']);
+    const gz = await raw(`${api.url}/api/agent/invoices?limit=200`, 'GET', { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip' });
+    expect(Number(gz.headers['x-service-quota-remaining'])).toBe(before - 1);
+  });
+
+  it('CORS is off by default: no Access-Control header, even for an Origin', async () => {
+    const r = await raw(`${api.url}/api/agent/status`, 'GET', { authorization: `Bearer ${key}`, origin: 'https://app.example.com' });
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+  });
+});
+
+describe('CORS with CASHLINE_CORS_ORIGINS (pglite)', () => {
+  let api: TestApi;
+  let key: string;
+  const ORIGIN = 'https://app.example.com';
+  beforeAll(async () => {
+    api = await startTestApi('pglite', { env: { CASHLINE_CORS_ORIGINS: `${ORIGIN}, https://admin.example.com` } });
+    await api.org({ id: 'o1', name: 'One Pty', plan: 'Reserve' });
+    key = await api.key('o1');
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('answers a configured origin (the envelope headers readable) and not another', async () => {
+    const ok = await raw(`${api.url}/api/agent/status`, 'GET', { authorization: `Bearer ${key}`, origin: ORIGIN });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBe(ORIGIN);
+    expect(String(ok.headers['access-control-expose-headers'])).toMatch(/X-Service-Quota-Remaining/);
+    const other = await raw(`${api.url}/api/agent/status`, 'GET', { authorization: `Bearer ${key}`, origin: 'https://evil.example.net' });
+    expect(other.status).toBe(200);
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('a preflight is answered 204 with the methods and headers a client may send, and costs nothing', async () => {
+    const audited = (await api.audit('o1')).length;
+    const pre = await raw(`${api.url}/api/agent/invoices`, 'OPTIONS', {
+      origin: ORIGIN,
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'authorization, x-service-org-id',
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers['access-control-allow-origin']).toBe(ORIGIN);
+    expect(String(pre.headers['access-control-allow-methods'])).toBe('GET,HEAD,OPTIONS');
+    expect(String(pre.headers['access-control-allow-headers']).toLowerCase()).toMatch(/authorization.*x-service-org-id/);
+    expect(pre.headers['access-control-max-age']).toBe('600');
+    expect((await api.audit('o1')).length).toBe(audited);
+  });
+
+  it('a bad value stops start-up naming the variable', () => {
+    for (const v of ['app.example.com', 'https://app.example.com/path', ' , ']) {
+      expect(() => loadConfig({ CASHLINE_CORS_ORIGINS: v })).toThrow(ConfigError);
+      expect(() => loadConfig({ CASHLINE_CORS_ORIGINS: v })).toThrow(/CASHLINE_CORS_ORIGINS/);
+    }
+    expect(loadConfig({ CASHLINE_CORS_ORIGINS: '*' }).CASHLINE_CORS_ORIGINS).toEqual(['*']);
+  });
+});
