@@ -54,6 +54,8 @@ export const configSchema = z.object({
       })
       .optional(),
   ),
+  /** How long a verified key is kept in process (docs/api.md#key-cache); 0 turns the cache off. */
+  CASHLINE_KEY_CACHE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(300).default(5)),
   XERO_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
   XERO_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().optional()),
   XERO_API_URL: z.preprocess(emptyAsUndefined, url(/^https?:\/\//, 'http(s)://').default('https://api.xero.com/api.xro/2.0')),

@@ -25,6 +25,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { cors } from 'hono/cors';
 import { compression } from './compression.js';
+import { KeyCache } from './key-cache.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -56,6 +57,8 @@ export interface AppOptions {
    * Declare them with `agentRoute` so that the pipeline knows their scope.
    */
   extraRoutes?: (app: ApiApp) => void;
+  /** The process's key cache (startServer's, which hears of revocations); default: one of its own, bounded by its time-to-live alone. */
+  keys?: KeyCache;
 }
 
 /** The methods every path answers (`Allow` on OPTIONS and 405). */
@@ -79,6 +82,7 @@ export function createApp(opts: AppOptions): ApiApp {
     logger: opts.logger,
     limiter: opts.limiter ?? new SqlLimiter(opts.store.db),
     cursorSecret: opts.config.CASHLINE_CURSOR_SECRET ?? randomBytes(32).toString('hex'),
+    keys: opts.keys ?? new KeyCache(opts.config.CASHLINE_KEY_CACHE_SECONDS * 1000),
   };
 
   const app = new OpenAPIHono<AppEnv>({

@@ -19,6 +19,7 @@ import { isScope, type Scope } from '../domain/scopes.js';
 import { OrgId } from '../schemas/orgs.js';
 import { badRequest, forbidden, insufficientScope, orgRequired, unauthorized } from './errors.js';
 import type { AppEnv, AuthContext, BillingRow, KeyIdentity, OrgRow } from './context.js';
+import type { KeyCache } from './key-cache.js';
 
 /** Endpoints that need no organisation (partner keys may call them without one). */
 export const ORG_OPTIONAL = new Set(['/api/agent/status', '/api/agent/orgs', '/api/agent/portfolio']);
@@ -36,11 +37,11 @@ export interface Authenticated {
   billing: BillingRow | null;
 }
 
-/** Verifies `Authorization: Bearer <key>`; throws the one 401 otherwise. */
-export async function authenticateKey(db: Db, authorization: string | undefined): Promise<Authenticated> {
+/** Verifies `Authorization: Bearer <key>`; throws the one 401 otherwise. `keys`: the process's key cache (none: read every time). */
+export async function authenticateKey(db: Db, authorization: string | undefined, keys?: KeyCache): Promise<Authenticated> {
   const m = authorization && authorization.length <= 1024 ? BEARER.exec(authorization) : null;
   const parsed = m ? parseKey(m[1]!) : null;
-  const found = parsed ? await keyByPrefix(db, parsed.keyPrefix) : undefined;
+  const found = parsed ? await (keys ? keys.lookup(db, parsed.keyPrefix) : keyByPrefix(db, parsed.keyPrefix)) : undefined;
   const row = found?.key;
   // Always run the comparison (against a dummy digest when the prefix is unknown).
   const matches = secretMatches(parsed?.secret ?? '', row?.secretHash ?? null);
@@ -66,7 +67,7 @@ export async function authenticateKey(db: Db, authorization: string | undefined)
 
 /** Middleware: sets `key`, or answers the one 401. */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const a = await authenticateKey(c.get('db'), c.req.header('authorization'));
+  const a = await authenticateKey(c.get('db'), c.req.header('authorization'), c.get('deps').keys);
   c.set('key', a.key);
   c.set('keyOrg', a.org ? { org: a.org, billing: a.billing } : null);
   await next();

@@ -9,6 +9,8 @@ import type { Scope } from '../domain/scopes.js';
 import type { BillingAlert, LedgerAlert, Warning } from '../schemas/common.js';
 import type { BurstResult, CreditSubject, Limiter, SubscriptionStatus, Usage } from '../domain/plans.js';
 
+import type { KeyCache } from './key-cache.js';
+
 export interface Deps {
   store: Store;
   config: Config;
@@ -17,6 +19,8 @@ export interface Deps {
   limiter: Limiter;
   /** Signs list cursors (config CASHLINE_CURSOR_SECRET, else random per process). */
   cursorSecret: string;
+  /** Verified keys kept in process (key-cache.ts). */
+  keys: KeyCache;
 }
 
 export type { BillingRow, OrgRow };

@@ -9,6 +9,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Server } from 'node:http';
 import { serve, type HttpBindings } from '@hono/node-server';
 import { createApp, type AppOptions } from './app.js';
+import { KeyCache } from './key-cache.js';
+import { watchRevocations } from '../store/key-revocations.js';
 
 export interface RunningServer {
   url: string;
@@ -28,7 +30,9 @@ export interface ServerOptions extends AppOptions {
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const app = createApp(opts);
+  // Verified keys kept in process; a revocation anywhere drops them here (docs/api.md#key-cache), heard once the server listens.
+  const keys = new KeyCache(opts.config.CASHLINE_KEY_CACHE_SECONDS * 1000);
+  const app = createApp({ ...opts, keys });
   let inFlight = 0;
   let closing: Promise<void> | null = null;
   const server = await new Promise<Server>((resolve, reject) => {
@@ -84,6 +88,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
   });
+  const revocations = watchRevocations({
+    pool: opts.store.pool,
+    onRevoked: (prefix) => keys.drop(prefix),
+    onLost: (err) => {
+      keys.clear();
+      opts.logger.warn({ cause: err.message }, 'key revocations: the LISTEN connection was lost; cached keys dropped, each kept at most its time-to-live until it is back');
+    },
+  });
   const port = (server.address() as AddressInfo).port;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const drainMs = opts.drainMs ?? 10_000;
@@ -100,6 +112,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       }
       server.closeAllConnections();
       await closed;
+      await revocations.close();
     })());
 
   return { url: `http://${host}:${port}`, port, close, inFlight: () => inFlight };

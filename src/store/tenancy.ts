@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray, isNull, like, or, sql } from 'drizzle-orm';
 import type { Db } from './db.js';
 import * as s from './schema.js';
+import { announceRevocations, revokedHere } from './key-revocations.js';
 import { generateKey, type KeyKind } from '../domain/keys.js';
 import { isValidFyEnd, isValidTimeZone } from '../domain/calendar.js';
 import type { Scope } from '../domain/scopes.js';
@@ -202,10 +203,14 @@ export async function createKey(db: Db, input: CreateKeyInput): Promise<{ key: s
 export async function revokeKey(db: Db, keyPrefix: string, now: Date): Promise<{ keyPrefix: string; revoked: boolean }> {
   const [k] = await db.select().from(s.apiKeys).where(eq(s.apiKeys.keyPrefix, keyPrefix));
   if (!k) throw new TenancyError(`--prefix: no key with prefix '${keyPrefix}'`);
-  await db
-    .update(s.apiKeys)
-    .set({ revokedAt: now })
-    .where(and(eq(s.apiKeys.keyPrefix, keyPrefix), isNull(s.apiKeys.revokedAt)));
+  await db.transaction(async (tx) => {
+    await tx
+      .update(s.apiKeys)
+      .set({ revokedAt: now })
+      .where(and(eq(s.apiKeys.keyPrefix, keyPrefix), isNull(s.apiKeys.revokedAt)));
+    await announceRevocations(tx, [keyPrefix]);
+  });
+  revokedHere([keyPrefix]);
   return { keyPrefix, revoked: true };
 }
 
@@ -289,14 +294,20 @@ export async function partnerExists(db: Db, partnerId: string): Promise<boolean>
 
 /** Revokes the unrevoked keys named `<prefix>…` of these organisations or of this partner (the demo's keys of an earlier start). */
 export async function revokeKeysNamed(db: Db, input: { namePrefix: string; orgIds: string[]; partnerId: string; now: Date }): Promise<void> {
-  await db
-    .update(s.apiKeys)
-    .set({ revokedAt: input.now })
-    .where(
-      and(
-        like(s.apiKeys.name, `${input.namePrefix}%`),
-        isNull(s.apiKeys.revokedAt),
-        or(inArray(s.apiKeys.orgId, input.orgIds), eq(s.apiKeys.partnerId, input.partnerId)),
-      ),
-    );
+  const revoked = await db.transaction(async (tx) => {
+    const rows = await tx
+      .update(s.apiKeys)
+      .set({ revokedAt: input.now })
+      .where(
+        and(
+          like(s.apiKeys.name, `${input.namePrefix}%`),
+          isNull(s.apiKeys.revokedAt),
+          or(inArray(s.apiKeys.orgId, input.orgIds), eq(s.apiKeys.partnerId, input.partnerId)),
+        ),
+      )
+      .returning({ prefix: s.apiKeys.keyPrefix });
+    await announceRevocations(tx, rows.map((r) => r.prefix));
+    return rows.map((r) => r.prefix);
+  });
+  revokedHere(revoked);
 }

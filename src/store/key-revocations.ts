@@ -1,0 +1,97 @@
+/**
+ * Key revocations as they happen (issue 21; docs/api.md#key-cache): every
+ * revocation notifies PostgreSQL's channel `cashline_key_revoked` with the
+ * key's prefix (inside the revoking statement's transaction, so it is sent
+ * only if the revocation commits) and, after it, this process's listeners.
+ * `watchRevocations` is how an API process hears of revocations made by any
+ * other process on the same database (a LISTEN connection of its own), so
+ * that its key cache drops the key within milliseconds; when that connection
+ * is lost, the watcher says so (the cache is then emptied and relies on its
+ * time-to-live until it is back).
+ */
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import { sql } from 'drizzle-orm';
+import type { Db } from './db.js';
+
+export const REVOCATION_CHANNEL = 'cashline_key_revoked';
+
+/** This process's revocations (listeners: the key caches of the API instances it runs). */
+const local = new EventEmitter();
+local.setMaxListeners(0);
+
+/** Tells this process's listeners and, on PostgreSQL, every other process: call inside the revoking transaction for the latter. */
+export async function announceRevocations(db: Pick<Db, 'execute'>, prefixes: readonly string[]): Promise<void> {
+  for (const p of prefixes) await db.execute(sql`select pg_notify(${REVOCATION_CHANNEL}, ${p})`);
+}
+
+/** After the revocation committed: this process's caches drop the keys at once. */
+export function revokedHere(prefixes: readonly string[]): void {
+  for (const p of prefixes) local.emit('revoked', p);
+}
+
+export interface RevocationWatch {
+  close(): Promise<void>;
+}
+
+/**
+ * Calls `onRevoked(prefix)` for every revocation made in this process and,
+ * with a PostgreSQL `pool`, in any process on that database (one of the
+ * pool's connections is held for LISTEN); `onLost(err)` when that connection
+ * is lost (it is retried every `retryMs`, `onLost` called on each failure).
+ */
+export function watchRevocations(opts: { pool?: pg.Pool | undefined; onRevoked: (prefix: string) => void; onLost: (err: Error) => void; retryMs?: number }): RevocationWatch {
+  const here = (p: string) => opts.onRevoked(p);
+  local.on('revoked', here);
+  let client: pg.PoolClient | null = null;
+  let closed = false;
+  let timer: NodeJS.Timeout | null = null;
+  const retry = (err: Error) => {
+    if (closed) return;
+    opts.onLost(err);
+    timer = setTimeout(() => void connect(), opts.retryMs ?? 1000);
+    timer.unref();
+  };
+  const connect = async () => {
+    if (closed || !opts.pool) return;
+    let c: pg.PoolClient;
+    try {
+      c = await opts.pool.connect();
+    } catch (err) {
+      return retry(err as Error);
+    }
+    const lost = (err: Error) => {
+      if (client !== c) return;
+      client = null;
+      c.release(err);
+      retry(err);
+    };
+    c.on('error', lost);
+    c.on('end', () => lost(new Error('the LISTEN connection ended')));
+    c.on('notification', (n) => {
+      if (n.channel === REVOCATION_CHANNEL && n.payload) opts.onRevoked(n.payload);
+    });
+    client = c;
+    try {
+      await c.query(`LISTEN ${REVOCATION_CHANNEL}`);
+      if (closed) await release();
+    } catch (err) {
+      lost(err as Error);
+    }
+  };
+  const release = async () => {
+    const c = client;
+    client = null;
+    // Destroyed, never returned to the pool still listening.
+    c?.release(true);
+  };
+  void connect();
+  return {
+    async close() {
+      closed = true;
+      local.off('revoked', here);
+      if (timer) clearTimeout(timer);
+      await release();
+    },
+  };
+}
