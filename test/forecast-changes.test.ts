@@ -8,7 +8,7 @@
  *   the items, documents and ledger states, the causes add up to the change.
  * - On a synced organisation (the shipped Xero-compatible server, PGlite):
  *   generated histories - rounds of ledger changes (invoices paid, voided,
- *   issued, due dates moved, bills paid, money spent) synced and recomputed
+ *   issued, edited, due dates moved, bills paid) synced and recomputed
  *   on later days - each explained exactly, each change under its cause;
  *   since= picks an earlier forecast; errors name their parameter.
  */
@@ -167,7 +167,10 @@ describe('GET /api/agent/forecast/changes on a synced organisation (pglite)', ()
       server.upsert('Invoices', { ...voided, Status: 'VOIDED', AmountDue: 0, UpdatedDateUTC: xeroDate(at) });
       const moved = pick(rest.filter((i) => i !== voided));
       server.upsert('Invoices', { ...moved, DueDate: xeroDate(day(round * 2 + 150)), UpdatedDateUTC: xeroDate(at) });
-      const template = pick(rest.filter((i) => i !== voided && i !== moved));
+      // Edited: one invoice's total raised by 100 (what is owed with it).
+      const edited = pick(rest.filter((i) => i !== voided && i !== moved));
+      server.upsert('Invoices', { ...edited, Total: edited.Total + 100, AmountDue: edited.AmountDue + 100, UpdatedDateUTC: xeroDate(at) });
+      const template = pick(rest.filter((i) => i !== voided && i !== moved && i !== edited));
       const fresh: Record<string, any> = { ...template, InvoiceID: `new-r${round}`, InvoiceNumber: `INV-NEW-${round}`, Date: xeroDate(at), DueDate: xeroDate(day(round * 2 + 14)), UpdatedDateUTC: xeroDate(at) };
       server.upsert('Invoices', fresh);
       await sync(at);
@@ -193,6 +196,7 @@ describe('GET /api/agent/forecast/changes on a synced organisation (pglite)', ()
       }
       expect(ids('voided_or_deleted')).toContain(voided.InvoiceID);
       expect(ids('new_document')).toContain(fresh.InvoiceID);
+      expect(ids('amount_changed')).toContain(edited.InvoiceID);
       const m = cause('dates_moved').items.find((i) => i.documentId === moved.InvoiceID);
       expect(m?.why).toBe('due_date_changed');
       // Names and numbers come with the items.
