@@ -23,7 +23,7 @@ describe.each(BACKENDS)('agent API envelope on %s', (kind) => {
     await api?.close();
   });
 
-  it('every successful response carries the headers of spec 4.2, the RateLimit headers and Cache-Control: no-store', async () => {
+  it('every successful response carries the headers of spec 4.2, the RateLimit headers and Cache-Control: private, no-cache', async () => {
     // spec 4.2 "Response headers (every successful response)": X-Service-Subscription, X-Service-Plan,
     // X-Service-Reset-Minutes, X-Service-Quota-Remaining, X-Service-Quota-Reset (X-Service-Trial-Days-Remaining only when trialing).
     const o = await api.org({ name: 'Headers', plan: 'Free' });
@@ -37,7 +37,9 @@ describe.each(BACKENDS)('agent API envelope on %s', (kind) => {
     // Legacy daily bucket (docs/api.md): Free = 10 credits per 5 h x 24/5 = 48 a day, this call is the first.
     expect(res.headers.get('x-service-quota-remaining')).toBe('47');
     expect(res.headers.get('x-service-quota-reset')).toBe('2026-11-24T00:00:00.000Z');
-    expect(res.headers.get('cache-control')).toBe('no-store');
+    // Issue 21: the client alone may keep a successful answer and must revalidate it (its ETag, If-None-Match: 304); never a shared cache.
+    expect(res.headers.get('cache-control')).toBe('private, no-cache');
+    expect(res.headers.get('etag')).toMatch(/^"[0-9a-f]{40}"$/);
     // draft-ietf-httpapi-ratelimit-headers-10 (pinned in docs/api.md): one item per policy.
     expect(res.headers.get('ratelimit-policy')).toBe('"burst";q=60;w=60, "credits";q=10;w=18000');
     expect(res.headers.get('ratelimit')).toBe('"burst";r=59;t=60, "credits";r=9;t=18000');
@@ -62,7 +64,7 @@ describe.each(BACKENDS)('agent API envelope on %s', (kind) => {
   });
 
   it('error answers carry Cache-Control: no-store but not the envelope headers', async () => {
-    // spec 4.2 applies to successful responses; every answer is uncacheable (docs/api.md).
+    // spec 4.2 applies to successful responses; an error is never kept (docs/api.md).
     const o = await api.org({ name: 'Errors' });
     const res = await api.get('/api/agent/test-items/a', await api.key(o.orgId, ['READ_INVOICES']));
     expect(res.status).toBe(403);

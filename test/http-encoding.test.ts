@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from './helpers/http.js';
 import { seedLedger } from './lists-fixture.js';
 import { loadConfig, ConfigError } from '../src/config.js';
+import { recomputeForecast } from '../src/jobs/forecast.js';
 
 interface Raw {
   status: number;
@@ -46,6 +47,7 @@ describe('compression (pglite)', () => {
     await api.org({ id: 'o1', name: 'One Pty', plan: 'Reserve', baseCurrency: 'AUD' });
     await api.org({ id: 'o2', name: 'Two Ltd', plan: 'Reserve', baseCurrency: 'NZD' });
     await seedLedger(api.store.db, { orgsExist: true });
+    await recomputeForecast(api.store.db, 'o1', api.clock.now());
     key = await api.key('o1');
   });
   afterAll(async () => {
@@ -84,6 +86,45 @@ describe('compression (pglite)', () => {
     const before = Number((await raw(`${api.url}/api/agent/invoices?limit=1`, 'GET', { authorization: `Bearer ${key}` })).headers['x-service-quota-remaining']);
     const gz = await raw(`${api.url}/api/agent/invoices?limit=200`, 'GET', { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip' });
     expect(Number(gz.headers['x-service-quota-remaining'])).toBe(before - 1);
+  });
+
+  it('ETag and If-None-Match: the same answer again is a 304 without a body, charged and counted like a 200; a changed one is a 200', async () => {
+    const url = `${api.url}/api/agent/invoices?limit=50`;
+    const first = await raw(url, 'GET', { authorization: `Bearer ${key}` });
+    const tag = String(first.headers.etag);
+    expect(tag).toMatch(/^"[0-9a-f]{40}"$/);
+    expect(first.headers['cache-control']).toBe('private, no-cache');
+    const credits = (r: Raw) => Number(/"credits";r=(\d+)/.exec(String(r.headers.ratelimit))![1]);
+    const again = await raw(url, 'GET', { authorization: `Bearer ${key}`, 'if-none-match': tag });
+    expect([again.status, again.body.length, again.headers.etag]).toEqual([304, 0, tag]);
+    // Charged like the read it is: one credit and one call of the daily bucket, the envelope headers on it.
+    expect(credits(again)).toBe(credits(first) - 1);
+    expect(Number(again.headers['x-service-quota-remaining'])).toBe(Number(first.headers['x-service-quota-remaining']) - 1);
+    expect(again.headers['x-service-plan']).toBe('Reserve');
+    // Encoded, the validator is weak and still matches.
+    const gz = await raw(url, 'GET', { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip' });
+    expect(gz.headers.etag).toBe(`W/${tag}`);
+    expect((await raw(url, 'GET', { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip', 'if-none-match': `W/${tag}` })).status).toBe(304);
+    // Another answer (a page of one) does not match.
+    const other = await raw(`${api.url}/api/agent/invoices?limit=1`, 'GET', { authorization: `Bearer ${key}`, 'if-none-match': tag });
+    expect(other.status).toBe(200);
+    // Errors carry no ETag and are never kept.
+    const bad = await raw(`${api.url}/api/agent/invoices?limit=0`, 'GET', { authorization: `Bearer ${key}`, 'if-none-match': tag });
+    expect([bad.status, bad.headers.etag, bad.headers['cache-control']]).toEqual([400, undefined, 'no-store']);
+  });
+
+  it('the forecast and the other snapshot-backed answers are the same until the snapshot changes: If-None-Match gives 304, and a new snapshot a 200', async () => {
+    const paths = ['/api/agent/forecast', '/api/agent/forecast?detail=summary', '/api/agent/forecast/items?week=0', '/api/agent/cash-position', '/api/agent/scenarios'];
+    const tags: string[] = [];
+    for (const path of paths) {
+      const a = await raw(`${api.url}${path}`, 'GET', { authorization: `Bearer ${key}` });
+      const b = await raw(`${api.url}${path}`, 'GET', { authorization: `Bearer ${key}`, 'if-none-match': String(a.headers.etag) });
+      expect([path, a.status, b.status]).toEqual([path, 200, 304]);
+      tags.push(String(a.headers.etag));
+    }
+    await recomputeForecast(api.store.db, 'o1', new Date(api.clock.now().getTime() + 60_000));
+    const after = await raw(`${api.url}${paths[0]}`, 'GET', { authorization: `Bearer ${key}`, 'if-none-match': tags[0]! });
+    expect(after.status).toBe(200);
   });
 
   it('CORS is off by default: no Access-Control header, even for an Origin', async () => {

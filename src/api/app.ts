@@ -24,6 +24,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { cors } from 'hono/cors';
+import { etag } from 'hono/etag';
 import { compression } from './compression.js';
 import { KeyCache } from './key-cache.js';
 import type { Clock } from '../clock.js';
@@ -133,7 +134,8 @@ export function createApp(opts: AppOptions): ApiApp {
     return c.json(body, 405);
   });
   registerDocs(app); // public: answered before authentication
-  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countBurst, tenancy, checkScope, rejectNul, noteIgnored, limits, envelope);
+  // ETag on every answer, 304 for a matching If-None-Match (after the limits: a 304 is a read like any other; docs/api.md#http).
+  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countBurst, tenancy, checkScope, rejectNul, noteIgnored, limits, envelope, etag());
 
   registerRoutes(app);
   opts.extraRoutes?.(app);

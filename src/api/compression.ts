@@ -59,6 +59,9 @@ export function compression(minBytes = COMPRESS_MIN_BYTES): MiddlewareHandler {
     if (out !== body) {
       c.res.headers.set('Content-Encoding', encoding);
       c.res.headers.delete('Content-Length');
+      // The same representation, encoded: its validator becomes weak (If-None-Match compares weakly).
+      const tag = c.res.headers.get('ETag');
+      if (tag && !tag.startsWith('W/')) c.res.headers.set('ETag', `W/${tag}`);
     }
   };
 }

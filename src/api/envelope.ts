@@ -189,7 +189,8 @@ export const envelope: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set('envelope', env);
   await next();
 
-  if (c.res.status < 200 || c.res.status > 299) return;
+  // A 304 (If-None-Match) is a read like any other: the same headers.
+  if ((c.res.status < 200 || c.res.status > 299) && c.res.status !== 304) return;
   // A charged call is part of the legacy daily bucket too.
   const charged = c.get('credit') ? 1 : 0;
   c.header('X-Service-Subscription', env.subscription.status);

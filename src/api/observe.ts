@@ -1,7 +1,8 @@
 /**
  * The outermost layer of every /api/agent request: a request id (echoed in
  * X-Request-Id), then, once the answer is known, the IETF RateLimit headers
- * gathered by the limits, `Cache-Control: no-store`, one audit_log row for
+ * gathered by the limits, `Cache-Control` (`private, no-cache` on a 200 or
+ * 304: the client may keep it and revalidate; `no-store` otherwise), one audit_log row for
  * every authenticated request, and one structured access-log line. Neither
  * log ever holds the Authorization header or any key (only the key's public
  * prefix).
@@ -35,7 +36,8 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.header('RateLimit-Policy', rl.policies.join(', '));
     c.header('RateLimit', rl.limits.join(', '));
   }
-  c.header('Cache-Control', 'no-store');
+  // A successful answer may be kept by the client alone and revalidated (its ETag; If-None-Match: 304); errors never.
+  c.header('Cache-Control', c.res.status === 200 || c.res.status === 304 ? 'private, no-cache' : 'no-store');
   c.header('X-Request-Id', requestId);
 
   const key = c.get('key');

@@ -132,6 +132,10 @@ export const PURCHASE_ORDER_STATUSES = ['DRAFT', 'SUBMITTED', 'AUTHORISED', 'BIL
 
 /** Error responses every authenticated endpoint can give. */
 export const commonErrorResponses = {
+  304: {
+    description:
+      "Not modified: the request's If-None-Match holds this answer's ETag, so the copy the client kept is current (no body; the envelope headers as on a 200). Charged like the read it is.",
+  },
   400: { description: 'Bad request: a malformed parameter (named in `parameter`).', content: { 'application/json': { schema: ErrorResponse } } },
   401: { description: 'Missing, malformed, unknown or revoked key (not differentiated).', content: { 'application/json': { schema: ErrorResponse } } },
   403: { description: 'The key lacks the scope, or the organisation is not reachable.', content: { 'application/json': { schema: ErrorResponse } } },

@@ -25,7 +25,7 @@ const STATUS_ROUTE = '/api/agent/status';
 
 /** Whether a call counts against the legacy daily bucket (decisions.md: what is charged). */
 export const chargesDailyBucket = (e: Pick<AuditEntry, 'orgId' | 'status' | 'route'>) =>
-  e.orgId !== null && ((e.status >= 200 && e.status <= 299) || e.status === 404) && e.route !== STATUS_ROUTE;
+  e.orgId !== null && ((e.status >= 200 && e.status <= 299) || e.status === 304 || e.status === 404) && e.route !== STATUS_ROUTE;
 
 /** Writes the audit row and, for a charged call, counts it in the organisation's day (one statement). */
 export async function writeAudit(db: Db, e: AuditEntry): Promise<void> {
