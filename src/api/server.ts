@@ -51,7 +51,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           const outgoing = (env as Partial<HttpBindings>).outgoing;
           if (outgoing) outgoing.once('close', finished);
           try {
-            return await app.fetch(req, env);
+            const res = await app.fetch(req, env);
+            // Draining: the client must not send another request on this connection (it would race the close of an idle socket).
+            if (closing) res.headers.set('Connection', 'close');
+            return res;
           } catch (err) {
             finished();
             throw err;
