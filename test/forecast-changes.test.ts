@@ -19,6 +19,7 @@ import { CHANGE_CAUSES, explainChanges, type ChangeSide, type DocumentState, typ
 import { D } from '../src/domain/money.js';
 import { syncOrganisation } from '../src/ledger/sync/sync.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
+import { clearCashOverride, setCashOverride } from '../src/store/queries/cash-position.js';
 import type { XeroServer } from '../src/xero-server/server.js';
 import { ForecastChangesResponse } from '../src/schemas/changes.js';
 import { connectedOrg, syncOpts, xeroServer } from './helpers/ledger.js';
@@ -46,7 +47,16 @@ describe('the partition (generated forecasts)', () => {
     amountDue: money,
     due: fc.constantFrom('2026-12-01', '2026-12-15', null),
   });
-  const side = fc.record({ start: money, override: fc.boolean(), ledger: money, items: fc.array(item, { maxLength: 10 }), docs: fc.array(doc, { maxLength: 10 }), low: fc.integer({ min: 0, max: 12 }) });
+  const side = fc.record({
+    start: money,
+    override: fc.boolean(),
+    ledger: money,
+    items: fc.array(item, { maxLength: 10 }),
+    docs: fc.array(doc, { maxLength: 10 }),
+    low: fc.integer({ min: 0, max: 12 }),
+    // A forecast stored before its documents were kept.
+    known: fc.boolean(),
+  });
 
   /** A side whose ending cash is its starting cash plus its items (as every forecast's is), its lowest week's closing likewise. */
   function build(s: typeof side extends fc.Arbitrary<infer T> ? T : never): ChangeSide {
@@ -70,7 +80,8 @@ describe('the partition (generated forecasts)', () => {
       lowestWeek: s.low,
       weekStarts: Array.from({ length: 13 }, (_, k) => `2026-12-${String(k + 1).padStart(2, '0')}`),
       items: list,
-      documents,
+      documents: s.known ? documents : new Map(),
+      documentsKnown: s.known,
     };
   }
 
@@ -205,6 +216,21 @@ describe('GET /api/agent/forecast/changes on a synced organisation (pglite)', ()
       expect(named.contactName).toBe(fresh.Contact.Name);
     }
   }, 300_000);
+
+  it("an operator's opening-cash override is scenario_or_override, exactly, and nothing of it other money", async () => {
+    const before = (await get()).body.to!;
+    await setCashOverride(api.store.db, org, '123456.78', 'test', day(7));
+    await recomputeForecast(api.store.db, org, day(7));
+    const { body } = await get('?limit=1');
+    const cause = (c: string) => body.causes.find((x) => x.cause === c)!;
+    expect(body.to!.startingCash).toBe('123456.78');
+    // The books did not change: the whole change of starting cash is the override's, none of it other money.
+    expect(cause('scenario_or_override').total).toBe(new D('123456.78').minus(before.startingCash).toFixed());
+    expect(cause('opening_cash').total).toBe('0');
+    expect(sum(body.causes.map((c) => c.total)).toFixed()).toBe(new D(body.endingCashChange).toFixed());
+    await clearCashOverride(api.store.db, org);
+    await recomputeForecast(api.store.db, org, new Date(day(7).getTime() + 60_000));
+  });
 
   it('since= compares with the latest forecast on or before that date; limit cuts the lists, not the totals', async () => {
     const all = (await get('?limit=50')).body;

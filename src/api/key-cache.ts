@@ -22,6 +22,8 @@ const MAX_KEYS = 10_000;
 
 export class KeyCache {
   private readonly entries = new Map<string, { found: Found; until: number }>();
+  /** Bumped by every drop and clear: a look-up that began before one does not keep what it read (it may predate the revocation). */
+  private generation = 0;
   hits = 0;
   misses = 0;
 
@@ -36,8 +38,9 @@ export class KeyCache {
       return e.found;
     }
     this.misses++;
+    const started = this.generation;
     const found = await keyByPrefix(db, prefix);
-    if (found && found.key.revokedAt === null) {
+    if (found && found.key.revokedAt === null && started === this.generation) {
       this.entries.delete(prefix);
       this.entries.set(prefix, { found, until: this.now() + this.ttlMs });
       if (this.entries.size > MAX_KEYS) this.entries.delete(this.entries.keys().next().value!);
@@ -47,11 +50,13 @@ export class KeyCache {
 
   /** A key was revoked. */
   drop(prefix: string): void {
+    this.generation++;
     this.entries.delete(prefix);
   }
 
   /** Revocations may have been missed (the channel was lost): forget every key. */
   clear(): void {
+    this.generation++;
     this.entries.clear();
   }
 

@@ -8,6 +8,7 @@
 import type { Db } from '../store/db.js';
 import { runForecast } from '../domain/forecast/engine.js';
 import { openDocuments } from '../domain/forecast/changes.js';
+import { addDays, dateIn } from '../domain/calendar.js';
 import { loadEngineInputs } from '../store/queries/forecast-input.js';
 import { saveSuppression, storeSnapshots } from '../store/queries/forecast-snapshots.js';
 import { orgMeta } from '../store/queries/organisation.js';
@@ -68,9 +69,13 @@ export async function recomputeForecast(db: Db, orgId: string, now: Date): Promi
  * replay).
  */
 export async function recomputeYesterday(db: Db, orgId: string, now: Date): Promise<void> {
-  const at = new Date(now.getTime() - 86_400_000);
   const org = await orgMeta(db, orgId);
   if (!org) throw new RecomputeError(`no organisation ${orgId}`);
+  // 24 hours before, moved by the hour a time-zone change adds or takes away, so that it is yesterday there.
+  const yesterday = addDays(dateIn(org.timezone, now), -1);
+  let at = new Date(now.getTime() - 86_400_000);
+  if (dateIn(org.timezone, at) < yesterday) at = new Date(at.getTime() + 3_600_000);
+  else if (dateIn(org.timezone, at) > yesterday) at = new Date(at.getTime() - 3_600_000);
   const scenarios = await ensureScenarios(db, orgId, at);
   const { input: today, calibration, threshold } = await loadEngineInputs(db, org, at);
   const past = inputAt(indexLedger(await loadRawLedger(db, org)), today.asOf);

@@ -107,7 +107,7 @@ export const ForecastAccuracyResponse = z
     source: z.enum(['stored', 'replayed']).openapi({
       description: `stored: the forecasts this service stored (the first BASE forecast of each week); replayed: fewer than ${MIN_STORED_FORECASTS} stored forecasts have a week that has happened, so these are the nightly calibration's replay of the organisation's own history (forecasts as they would have been made at past dates with only what was known then), labelled as such.`,
     }),
-    storedForecasts: z.number().int().openapi({ description: 'Stored forecasts with a week that has happened (all dates; the demo starts with 26 seeded ones).' }),
+    storedForecasts: z.number().int().openapi({ description: 'Stored forecasts made on or before `to` with a week that has happened (the demo starts with 26 seeded ones); 4 or more make the source stored.' }),
     forecastsMeasured: z.number().int().openapi({ description: 'Forecasts of the source with at least one week measured in the range.' }),
     overall: z
       .object({

@@ -8,6 +8,7 @@
 import { addDays, dateIn } from '../../domain/calendar.js';
 import { earliestAsOf, hasHappened, MIN_STORED_FORECASTS, trackAccuracy, type TrackEntry } from '../../domain/forecast/accuracy.js';
 import { movementsOf } from '../../domain/forecast/actuals.js';
+import { fromDay, mondayOf, toDay } from '../../domain/forecast/days.js';
 import { ParamError } from '../../domain/list-params.js';
 import { ForecastAccuracyQuery, ForecastAccuracyResponse } from '../../schemas/accuracy.js';
 import { loadMovementsSince } from '../../store/queries/raw-ledger.js';
@@ -43,7 +44,8 @@ export function registerForecastAccuracy(app: ApiApp) {
     const measurable = stored.filter((e) => hasHappened(e, today));
     const source = measurable.length >= MIN_STORED_FORECASTS ? 'stored' : 'replayed';
     const entries: TrackEntry[] = source === 'stored' ? stored.filter((e) => e.asOfDate >= since) : await trackEntries(db, org.id, 'replayed', since, to);
-    const first = entries[0]?.asOfDate ?? today;
+    // From the Monday of the earliest forecast: its week is reported whole (Monday to Sunday).
+    const first = fromDay(mondayOf(toDay(entries[0]?.asOfDate ?? today)));
     const m = await loadMovementsSince(db, org.id, first);
     const r = trackAccuracy(entries, movementsOf(m.payments, m.bankTxns), m.bankAccounts, { today, from, to, horizon: q.horizon });
     return c.json(

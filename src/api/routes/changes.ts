@@ -76,8 +76,11 @@ export function registerForecastChanges(app: ApiApp) {
         200,
       );
     }
-    const [a, b] = [await sideOf(db, orgId, from), await sideOf(db, orgId, to)];
-    const gone = [...a.documents.keys()].filter((id) => !b.documents.has(id));
+    // Both sides as of one instant: a recompute committing meanwhile cannot prune one of them half-read.
+    const [a, b] = await db.transaction(async (tx) => [await sideOf(tx, orgId, from), await sideOf(tx, orgId, to)] as const, { isolationLevel: 'repeatable read', accessMode: 'read only' });
+    // What became of the documents the later forecast no longer has (without the earlier one's documents: those of its items).
+    const earlier = a.documentsKnown ? [...a.documents.keys()] : a.items.flatMap((i) => (i.documentId ? [i.documentId] : []));
+    const gone = [...new Set(earlier)].filter((id) => !b.documents.has(id));
     const r = explainChanges(a, b, await currentDocumentStates(db, orgId, gone), q.limit);
     const listed = r.causes.flatMap((x) => x.items);
     const [contacts, numbers] = await Promise.all([
@@ -102,7 +105,10 @@ export function registerForecastChanges(app: ApiApp) {
         minClosingCashChange: r.minClosingCashChange,
         causes,
         redactedItemCount: redacted,
-        note: noteOf(r, org.baseCurrency) + horizonNote(a.weekStarts, b.weekStarts),
+        note:
+          noteOf(r, org.baseCurrency) +
+          horizonNote(a.weekStarts, b.weekStarts) +
+          (a.documentsKnown ? '' : ' The earlier forecast was stored before its documents were kept: documents are placed by whether each forecast has them, and payments since stay in opening_cash.'),
       }),
       200,
     );

@@ -83,6 +83,13 @@ export interface ChangeSide {
   weekStarts: readonly string[];
   items: readonly ItemTotal[];
   documents: ReadonlyMap<string, DocumentState>;
+  /**
+   * Whether `documents` was stored with the forecast (false for one stored
+   * before documents were kept): without them, a document is placed by its
+   * presence in each forecast and the ledger's current state, and a payment's
+   * cash stays in opening_cash.
+   */
+  documentsKnown?: boolean;
 }
 
 export interface ChangeItem {
@@ -231,6 +238,7 @@ function classify(it: ItemTotal, from: ChangeSide, to: ChangeSide, current: Curr
   if (it.kind === 'manual') return { cause: 'scenario_or_override', cash: ZERO, why: null };
   if (STATISTICAL.has(it.kind) || it.documentId === null) return { cause: 're_estimated', cash: ZERO, why: null };
   const id = it.documentId;
+  if (from.documentsKnown === false) return unknownDocuments(it, from, to, current);
   const was = from.documents.get(id);
   if (!was) return { cause: 'new_document', cash: ZERO, why: null };
   const now = to.documents.get(id);
@@ -249,6 +257,16 @@ function classify(it: ItemTotal, from: ChangeSide, to: ChangeSide, current: Curr
   if (paid.gt(0)) return { cause: 'settled', cash: sign(paid), why: null };
   if (paid.lt(0)) return { cause: 'amount_changed', cash: ZERO, why: null };
   return { cause: 'dates_moved', cash: ZERO, why: now.dueDate !== was.dueDate ? 'due_date_changed' : 'payment_pattern' };
+}
+
+/** The earlier forecast's documents are unknown: by the item's presence in each forecast and the ledger's state now. */
+function unknownDocuments(it: ItemTotal, from: ChangeSide, to: ChangeSide, current: CurrentDocuments): { cause: ChangeCause; cash: Dec; why: MoveReason | null } {
+  const inOld = from.items.some((x) => x.itemId === it.itemId && x.direction === it.direction);
+  if (!inOld) return { cause: 'new_document', cash: ZERO, why: null };
+  if (to.documents.has(it.documentId!)) return { cause: 'dates_moved', cash: ZERO, why: 'payment_pattern' };
+  const cur = current.get(it.documentId!);
+  if (!cur || cur.status === 'VOIDED' || cur.status === 'DELETED') return { cause: 'voided_or_deleted', cash: ZERO, why: null };
+  return { cause: cur.status === 'BILLED' ? 'status_changed' : 'settled', cash: ZERO, why: null };
 }
 
 /** The documents a recompute's input holds open (what GET /forecast/changes compares): approved invoices and bills with something due, drafts, submitted ones, and purchase orders not billed. */

@@ -113,8 +113,10 @@ export async function currentDocumentStates(db: Db, orgId: string, ids: readonly
 /** What the comparison reads of a snapshot's payload: its cash figures, lowest week and week starts. */
 export interface SnapshotHeadline {
   startingCash: string;
-  /** The starting cash before an operator's override (the override's source: manual). */
+  /** The starting cash before an operator's override: with one (source manual), what the accounts contribute (their effectiveBalance); without, the starting cash. */
   ledgerCash: string;
+  /** Whether the recompute's open documents were stored with it (not for a forecast stored before migration 0014). */
+  documentsKnown: boolean;
   endingCash: string;
   minClosingCash: string;
   lowestWeek: number;
@@ -122,12 +124,14 @@ export interface SnapshotHeadline {
 }
 
 export async function snapshotHeadline(db: Db, orgId: string, snapshotId: string): Promise<SnapshotHeadline | null> {
-  const [r] = await rows<{ start: string; source: string | null; ledger: string | null; end: string; min: string; low: number | string; starts: string[] }>(
+  const [r] = await rows<{ start: string; source: string | null; ledger: string | null; end: string; min: string; low: number | string; starts: string[]; docs: boolean }>(
     db,
     sql`select f.payload->>'startingCash' as start, f.payload->'cashPosition'->>'source' as source,
-          f.payload->'cashPosition'->>'ledgerReconciledTotal' as ledger, f.payload->>'endingCash' as "end",
+          (select sum((a->>'effectiveBalance')::numeric)::text from jsonb_array_elements(f.payload->'cashPosition'->'accounts') as a) as ledger,
+          f.payload->>'endingCash' as "end",
           f.payload->>'minClosingCash' as min, f.payload->>'minClosingCashWeekIndex' as low,
-          (select coalesce(jsonb_agg(w->>'weekStart' order by n), '[]'::jsonb) from jsonb_array_elements(f.payload->'weeks') with ordinality as x(w, n)) as starts
+          (select coalesce(jsonb_agg(w->>'weekStart' order by n), '[]'::jsonb) from jsonb_array_elements(f.payload->'weeks') with ordinality as x(w, n)) as starts,
+          exists (select 1 from forecast_recompute_documents d where d.org_id = f.org_id and d.computed_at = f.computed_at) as docs
         from forecast_snapshots f where f.org_id = ${orgId} and f.id = ${snapshotId}`,
   );
   if (!r) return null;
@@ -138,5 +142,6 @@ export async function snapshotHeadline(db: Db, orgId: string, snapshotId: string
     minClosingCash: r.min,
     lowestWeek: Number(r.low),
     weekStarts: r.starts,
+    documentsKnown: r.docs,
   };
 }

@@ -84,7 +84,7 @@ export async function storeSnapshots(
             max(as_of_date) over (partition by scenario_id) as latest
           from forecast_snapshots where org_id = ${orgId}) r
         where r.n > ${SNAPSHOTS_KEPT}
-          and not (r.d = 1 and r.as_of_date > r.latest - ${DAILY_SNAPSHOTS_KEPT}::int and r.scenario_id = ${baseScenarioOf(orgId)})) returning f.id, f.computed_at`,
+          and not (r.d = 1 and r.as_of_date >= r.latest - ${DAILY_SNAPSHOTS_KEPT}::int and r.scenario_id = ${baseScenarioOf(orgId)})) returning f.id, f.computed_at`,
     );
     if (gone.length) {
       await deleteSnapshotItems(tx, orgId, sql.join(gone.map((g) => sql`${g.id}`), sql`, `));
