@@ -24,8 +24,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { cors } from 'hono/cors';
-import { etag } from 'hono/etag';
 import { compression } from './compression.js';
+import { etagging } from './etag.js';
 import { KeyCache } from './key-cache.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -135,7 +135,7 @@ export function createApp(opts: AppOptions): ApiApp {
   });
   registerDocs(app); // public: answered before authentication
   // ETag on every answer, 304 for a matching If-None-Match (after the limits: a 304 is a read like any other; docs/api.md#http).
-  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countBurst, tenancy, checkScope, rejectNul, noteIgnored, limits, envelope, etag());
+  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countBurst, tenancy, checkScope, rejectNul, noteIgnored, limits, envelope, etagging());
 
   registerRoutes(app);
   opts.extraRoutes?.(app);

@@ -1,16 +1,20 @@
 /**
  * Serves the app on node:http. `close()` (and SIGTERM/SIGINT through
  * `closeOnSignals`) stops accepting connections, lets in-flight requests
- * finish (up to `drainMs`), closes idle keep-alive connections, then what is
- * left. Requests whose head the HTTP parser rejects (headers over
+ * finish (up to `drainMs`) - serving, with `Connection: close`, a request
+ * that arrives meanwhile on a connection already open - and once nothing has
+ * been in flight for a moment, closes what is left. Requests whose head the HTTP parser rejects (headers over
  * `maxHeaderBytes`, malformed bytes) get a JSON error too, never a bare reset.
  */
-import type { AddressInfo, Socket } from 'node:net';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Server } from 'node:http';
 import { serve, type HttpBindings } from '@hono/node-server';
 import { createApp, type AppOptions } from './app.js';
 import { KeyCache } from './key-cache.js';
 import { watchRevocations } from '../store/key-revocations.js';
+
+/** After SIGTERM, how long nothing must be in flight before the remaining (idle) connections are cut. */
+const IDLE_GRACE_MS = 100;
 
 export interface RunningServer {
   url: string;
@@ -105,13 +109,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const close = () =>
     (closing ??= (async () => {
-      // Stop accepting; idle keep-alive sockets go now, busy ones once their answer is sent.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // Stop accepting: the listening socket only (net.Server's close; http's would also cut the idle keep-alive
+      // connections, on which a client's next request may already be on its way).
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+      // Drain: answers now say Connection: close, so clients stop reusing their connections; once nothing has been
+      // in flight for IDLE_GRACE_MS (every active client has had its last answer), or at the deadline, cut what is left.
       const deadline = performance.now() + drainMs;
-      while (inFlight > 0 && performance.now() < deadline) {
+      let quietSince = performance.now();
+      while (performance.now() < deadline) {
         await new Promise((r) => setTimeout(r, 10));
-        server.closeIdleConnections();
+        if (inFlight > 0) quietSince = performance.now();
+        else if (performance.now() - quietSince >= IDLE_GRACE_MS) break;
       }
       server.closeAllConnections();
       await closed;
