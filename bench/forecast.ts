@@ -166,7 +166,7 @@ for (let i = 0; input && i < engineRuns; i++) {
 // ---------------------------------------------------------------------------
 {
   const { ManualClock } = await import('../src/clock.js');
-  const { percentile: pct, startBenchServer } = await import('./server.js');
+  const { percentile: pct, startBenchServer, timeGets } = await import('./server.js');
   const server = await startBenchServer(store, new ManualClock(NOW.toISOString()));
   const key = (await createKey(store.db, { orgId: ORG, scopes: SCOPES.filter((x) => x !== 'READ_SENSITIVE'), name: 'bench forecast', now: new Date() })).key;
   const n = Number(args[args.indexOf('--requests') + 1] || 300) || 300;
@@ -176,19 +176,7 @@ for (let i = 0; input && i < engineRuns; i++) {
     ['/api/agent/cash-position', 'p99 <= 15 ms'],
     ['/api/agent/daily-summary', 'p50 <= 60 ms'],
   ] as const) {
-    const times: number[] = [];
-    let bytes = 0;
-    for (let i = 0; i < n + 30; i++) {
-      const t = performance.now();
-      const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
-      const body = await res.text();
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 200)}`);
-      if (i >= 30) {
-        times.push(performance.now() - t);
-        bytes = body.length;
-      }
-    }
-    times.sort((a, b) => a - b);
+    const { times, bytes } = await timeGets(server.url, path, key, n, 30);
     console.log(`  ${path}: p50 ${pct(times, 0.5).toFixed(1)} ms  p99 ${pct(times, 0.99).toFixed(1)} ms  max ${times[times.length - 1]!.toFixed(1)} ms  ${(bytes / 1024).toFixed(0)} KiB (target ${target})`);
   }
   // What if (issue 18): computed per request from the books (load, learn, one scenario with its bands), nothing stored.

@@ -17,3 +17,22 @@ export function startBenchServer(store: Store, clock: ManualClock): Promise<Runn
 
 /** The q-quantile of sorted times (nearest rank). */
 export const percentile = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+
+/**
+ * Times `n` GETs of `path` through the server, one at a time, after `warmup`
+ * more that are not timed; any answer but 200 fails the run. The sorted
+ * milliseconds, and the size of the answer.
+ */
+export async function timeGets(baseUrl: string, path: string, key: string, n: number, warmup: number): Promise<{ times: number[]; bytes: number }> {
+  const times: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < n + warmup; i++) {
+    const t = performance.now();
+    const res = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 200)}`);
+    if (i >= warmup) times.push(performance.now() - t);
+    bytes = body.length;
+  }
+  return { times: times.sort((a, b) => a - b), bytes };
+}

@@ -19,7 +19,7 @@ import { openStore } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { setupDemo } from '../src/server/demo.js';
 import { ManualClock } from '../src/clock.js';
-import { percentile as pct, startBenchServer } from './server.js';
+import { percentile as pct, startBenchServer, timeGets } from './server.js';
 import type { Store } from '../src/store/db.js';
 import { seedTrackRecord } from '../src/jobs/calibration.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
@@ -66,17 +66,7 @@ try {
     ['accuracy, 26 weeks', `/api/agent/forecast/accuracy?from=${addDays(now.toISOString().slice(0, 10), -182)}&detail=summary`],
     ['changes since yesterday', '/api/agent/forecast/changes'],
   ] as const) {
-    const times: number[] = [];
-    let bytes = 0;
-    for (let i = 0; i < n + 3; i++) {
-      const t = performance.now();
-      const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
-      const body = await res.text();
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 200)}`);
-      if (i >= 3) times.push(performance.now() - t);
-      bytes = body.length;
-    }
-    times.sort((a, b) => a - b);
+    const { times, bytes } = await timeGets(server.url, path, key, n, 3);
     console.log(`  ${label}: p50 ${pct(times, 0.5).toFixed(1)} ms  p99 ${pct(times, 0.99).toFixed(1)} ms over ${n} requests after 3 warm-up; ${bytes} bytes (~${Math.round(bytes / 4)} tokens)`);
   }
 } finally {

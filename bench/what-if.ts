@@ -14,7 +14,7 @@ import { openStore } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { setupDemo } from '../src/server/demo.js';
 import { ManualClock } from '../src/clock.js';
-import { percentile as pct, startBenchServer } from './server.js';
+import { percentile as pct, startBenchServer, timeGets } from './server.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 
 const args = process.argv.slice(2);
@@ -35,15 +35,7 @@ try {
     ['what-if: receipts 14 days later', 'detail=summary&receiptsDelayDays=14', ' (target p50 <= 300 ms)'],
     ['what-if: every parameter', 'detail=summary&receiptsDelayDays=14&inflowPercent=90&outflowPercent=105&oneOff=-25000@2026-12-15&excludeContact=none', ' (target p50 <= 300 ms)'],
   ] as const) {
-    const times: number[] = [];
-    for (let i = 0; i < n + 3; i++) {
-      const t = performance.now();
-      const res = await fetch(`${server.url}/api/agent/forecast?${query}`, { headers: { authorization: `Bearer ${demo.keys.full}` } });
-      const body = await res.text();
-      if (res.status !== 200) throw new Error(`${query}: ${res.status} ${body.slice(0, 200)}`);
-      if (i >= 3) times.push(performance.now() - t);
-    }
-    times.sort((a, b) => a - b);
+    const { times } = await timeGets(server.url, `/api/agent/forecast?${query}`, demo.keys.full, n, 3);
     console.log(`  ${label}: p50 ${pct(times, 0.5).toFixed(1)} ms  p99 ${pct(times, 0.99).toFixed(1)} ms over ${n} requests after 3 warm-up${target}`);
   }
   // Cold: the first what-if after a recompute reads the books and learns the model again.

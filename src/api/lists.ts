@@ -14,6 +14,10 @@ import { ErrorResponse } from '../schemas/common.js';
 import type { AppEnv } from './context.js';
 import type { OrgMeta } from '../store/queries/organisation.js';
 import { ApiError } from './errors.js';
+import type { Db } from '../store/db.js';
+import { contactsByIds } from '../store/queries/organisation.js';
+import { documentNumbers } from '../store/queries/cash-items.js';
+import { SENSITIVE_CONTACT } from '../domain/sensitive.js';
 
 /** The request's organisation and what its key may see. */
 export function listCaller(c: Context<AppEnv>): { orgId: string; gate: boolean } {
@@ -134,3 +138,31 @@ export const notFoundResponse = {
   },
 } as const;
 
+
+/**
+ * The contact names and document numbers of an answer's rows, read once
+ * (two queries): a sensitive contact's name is `Sensitive contact` for a key
+ * without READ_SENSITIVE (`gate`), each rewrite counted for
+ * redactedItemCount. Used by the answers computed outside SQL (collections,
+ * forecast changes).
+ */
+export async function rowNames(db: Db, orgId: string, gate: boolean, rows: readonly { contactId: string | null; documentId: string | null }[]) {
+  const [contacts, numbers] = await Promise.all([
+    contactsByIds(db, orgId, [...new Set(rows.flatMap((x) => (x.contactId ? [x.contactId] : [])))]),
+    documentNumbers(db, orgId, rows.flatMap((x) => (x.documentId ? [x.documentId] : []))),
+  ]);
+  let redacted = 0;
+  return {
+    contactName(contactId: string | null): string | null {
+      const k = contactId ? contacts.get(contactId) : undefined;
+      if (!k) return null;
+      if (k.sensitive && gate) {
+        redacted++;
+        return SENSITIVE_CONTACT;
+      }
+      return k.name;
+    },
+    number: (documentId: string | null): string | null | undefined => (documentId ? numbers.get(documentId) : null),
+    redacted: () => redacted,
+  };
+}

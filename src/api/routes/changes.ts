@@ -8,9 +8,7 @@
 import type { z } from '@hono/zod-openapi';
 import { explainChanges, CHANGE_CAUSES, type ChangeExplanation } from '../../domain/forecast/changes.js';
 import { canonical, D } from '../../domain/money.js';
-import { SENSITIVE_CONTACT } from '../../domain/sensitive.js';
 import { ForecastChangesQuery, ForecastChangesResponse } from '../../schemas/changes.js';
-import { documentNumbers } from '../../store/queries/cash-items.js';
 import {
   currentDocumentStates,
   earlierComparable,
@@ -20,11 +18,10 @@ import {
   snapshotItemTotals,
   type ChangeSnapshot,
 } from '../../store/queries/forecast-changes.js';
-import { contactsByIds } from '../../store/queries/organisation.js';
 import type { Db } from '../../store/db.js';
 import type { ApiApp } from '../context.js';
 import { ApiError } from '../errors.js';
-import { callerOrg, json, listCaller, notFoundResponse } from '../lists.js';
+import { callerOrg, json, listCaller, notFoundResponse, rowNames } from '../lists.js';
 import { agentRoute, withAlerts } from '../route.js';
 
 export const forecastChangesRoute = agentRoute('READ_FORECAST', {
@@ -82,19 +79,10 @@ export function registerForecastChanges(app: ApiApp) {
     const earlier = a.documentsKnown ? [...a.documents.keys()] : a.items.flatMap((i) => (i.documentId ? [i.documentId] : []));
     const gone = [...new Set(earlier)].filter((id) => !b.documents.has(id));
     const r = explainChanges(a, b, await currentDocumentStates(db, orgId, gone), q.limit);
-    const listed = r.causes.flatMap((x) => x.items);
-    const [contacts, numbers] = await Promise.all([
-      contactsByIds(db, orgId, [...new Set(listed.flatMap((x) => (x.contactId ? [x.contactId] : [])))]),
-      documentNumbers(db, orgId, listed.flatMap((x) => (x.documentId ? [x.documentId] : []))),
-    ]);
-    let redacted = 0;
+    const names = await rowNames(db, orgId, gate, r.causes.flatMap((x) => x.items));
     const causes = r.causes.map((x) => ({
       ...x,
-      items: x.items.map((it) => {
-        const k = it.contactId ? contacts.get(it.contactId) : undefined;
-        if (k?.sensitive && gate) redacted++;
-        return { ...it, number: it.documentId ? (numbers.get(it.documentId) ?? null) : null, contactName: k ? (k.sensitive && gate ? SENSITIVE_CONTACT : k.name) : null };
-      }),
+      items: x.items.map((it) => ({ ...it, number: names.number(it.documentId) ?? null, contactName: names.contactName(it.contactId) })),
     }));
     return c.json(
       withAlerts(c, {
@@ -104,7 +92,7 @@ export function registerForecastChanges(app: ApiApp) {
         endingCashChange: r.endingCashChange,
         minClosingCashChange: r.minClosingCashChange,
         causes,
-        redactedItemCount: redacted,
+        redactedItemCount: names.redacted(),
         note:
           noteOf(r, org.baseCurrency) +
           horizonNote(a.weekStarts, b.weekStarts) +

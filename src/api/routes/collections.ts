@@ -7,15 +7,12 @@
  * READ_SENSITIVE).
  */
 import { collections } from '../../domain/forecast/collections.js';
-import { SENSITIVE_CONTACT } from '../../domain/sensitive.js';
 import { CollectionsQuery, CollectionsResponse } from '../../schemas/collections.js';
-import { contactsByIds } from '../../store/queries/organisation.js';
-import { documentNumbers } from '../../store/queries/cash-items.js';
 import { listScenarios } from '../../store/queries/scenarios.js';
 import type { ApiApp } from '../context.js';
 import { ApiError } from '../errors.js';
 import { forecastModel } from '../forecast-model.js';
-import { callerOrg, json, listCaller } from '../lists.js';
+import { callerOrg, json, listCaller, rowNames } from '../lists.js';
 import { agentRoute, withAlerts } from '../route.js';
 
 export const collectionsRoute = agentRoute(['READ_INVOICES', 'READ_FORECAST'], {
@@ -42,16 +39,12 @@ export function registerCollections(app: ApiApp) {
     const r = collections(model.prepared, base, now);
     const receivables = r.receivables.slice(0, limit);
     const payables = r.payables.slice(0, limit);
-    const [contacts, numbers] = await Promise.all([
-      contactsByIds(db, orgId, [...new Set([...receivables, ...payables].flatMap((x) => (x.contactId ? [x.contactId] : [])))]),
-      documentNumbers(db, orgId, [...receivables, ...payables].map((x) => x.documentId)),
-    ]);
-    let redacted = 0;
-    const named = <T extends { contactId: string | null; documentId: string; number: string | null }>(x: T) => {
-      const k = x.contactId ? contacts.get(x.contactId) : undefined;
-      if (k?.sensitive && gate) redacted++;
-      return { ...x, number: numbers.get(x.documentId) ?? x.number, contactName: k ? (k.sensitive && gate ? SENSITIVE_CONTACT : k.name) : null };
-    };
+    const names = await rowNames(db, orgId, gate, [...receivables, ...payables]);
+    const named = <T extends { contactId: string | null; documentId: string; number: string | null }>(x: T) => ({
+      ...x,
+      number: names.number(x.documentId) ?? x.number,
+      contactName: names.contactName(x.contactId),
+    });
     return c.json(
       withAlerts(c, {
         computedAt: (model.snapshot?.computedAt ?? now).toISOString(),
@@ -63,7 +56,7 @@ export function registerCollections(app: ApiApp) {
         receivableCount: r.receivables.length,
         payables: payables.map(named),
         payableCount: r.payables.length,
-        redactedItemCount: redacted,
+        redactedItemCount: names.redacted(),
       }),
       200,
     );

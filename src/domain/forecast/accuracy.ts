@@ -14,6 +14,7 @@ import { actualWeeks, cashAtStartOf, type Movement } from './actuals.js';
 import type { Figure, Quantiles } from './calibrate.js';
 import { fromDay, mondayOf, toDay } from './days.js';
 import { Scorer } from './metrics.js';
+import { cmpStr } from './compare.js';
 import type { ForecastPayload } from './types.js';
 
 export const HORIZON_WEEKS = 13;
@@ -50,12 +51,13 @@ const figureOf = (point: string, q: Quantiles | undefined): TrackFigure =>
 
 /** The track weeks of a forecast payload (its bands; a payload without bands: P10 = P50 = P90 = the point). */
 export function trackWeeksOfPayload(p: ForecastPayload): TrackWeek[] {
+  const fig = (point: string, b: { p10: string; p50: string; p90: string } | undefined): TrackFigure => (b ? [point, b.p10, b.p50, b.p90] : [point, point, point, point]);
   return p.weeks.map((w) => ({
     weekStart: w.weekStart,
     weekEnd: w.weekEnd,
-    inflow: w.bands ? [w.inflow, w.bands.inflow.p10, w.bands.inflow.p50, w.bands.inflow.p90] : [w.inflow, w.inflow, w.inflow, w.inflow],
-    outflow: w.bands ? [w.outflow, w.bands.outflow.p10, w.bands.outflow.p50, w.bands.outflow.p90] : [w.outflow, w.outflow, w.outflow, w.outflow],
-    closing: w.bands ? [w.closing, w.bands.closing.p10, w.bands.closing.p50, w.bands.closing.p90] : [w.closing, w.closing, w.closing, w.closing],
+    inflow: fig(w.inflow, w.bands?.inflow),
+    outflow: fig(w.outflow, w.bands?.outflow),
+    closing: fig(w.closing, w.bands?.closing),
   }));
 }
 
@@ -156,7 +158,7 @@ export function trackAccuracy(
   const overall = { n: 0, s: { receipts: new Scorer(), payments: new Scorer(), closing: new Scorer() } };
   const weeks = new Map<string, AccuracyWeek>();
   let measured = 0;
-  for (const e of [...entries].sort((a, b) => (a.asOfDate < b.asOfDate ? -1 : a.asOfDate > b.asOfDate ? 1 : 0))) {
+  for (const e of [...entries].sort((a, b) => cmpStr(a.asOfDate, b.asOfDate))) {
     const actual = actualWeeks(movements, e.asOfDate, cashAtStartOf(movements, bankAccounts, toDay(e.asOfDate)), e.weeks.length);
     let any = false;
     e.weeks.forEach((w, k) => {
@@ -194,7 +196,7 @@ export function trackAccuracy(
     ),
     overall: { weeksMeasured: overall.n, receipts: score(overall.s.receipts), payments: score(overall.s.payments), closing: score(overall.s.closing) },
     weeks: [...weeks.values()]
-      .sort((a, b) => (a.weekStart < b.weekStart ? -1 : 1))
+      .sort((a, b) => cmpStr(a.weekStart, b.weekStart))
       .map((w) => ({ ...w, forecasts: w.forecasts.sort((a, b) => a.weeksAhead - b.weeksAhead) })),
   };
 }

@@ -15,6 +15,7 @@
  */
 import { D, canonical, type Dec } from '../money.js';
 import type { ItemKind } from './items.js';
+import { cmpStr } from './compare.js';
 import type { ForecastInput } from './types.js';
 
 /**
@@ -154,19 +155,30 @@ export function explainChanges(from: ChangeSide, to: ChangeSide, current: Curren
     if (item) a.items.push(item);
   };
 
-  type Pair = { old?: ItemTotal; neu?: ItemTotal };
-  const pairs = new Map<string, Pair>();
-  for (const it of from.items) (pairs.get(`${it.direction}${it.itemId}`) ?? pairs.set(`${it.direction}${it.itemId}`, {}).get(`${it.direction}${it.itemId}`)!).old = it;
-  for (const it of to.items) (pairs.get(`${it.direction}${it.itemId}`) ?? pairs.set(`${it.direction}${it.itemId}`, {}).get(`${it.direction}${it.itemId}`)!).neu = it;
+  // Each item of either forecast, paired by id and direction; then the documents settled since that neither had within its 13 weeks (their cash, nothing it replaced).
+  const pairs = new Map<string, { it: ItemTotal; old?: ItemTotal; neu?: ItemTotal }>();
+  const pairOf = (it: ItemTotal) => {
+    const key = `${it.direction}${it.itemId}`;
+    let p = pairs.get(key);
+    if (!p) pairs.set(key, (p = { it }));
+    return p;
+  };
+  for (const it of from.items) pairOf(it).old = it;
+  for (const it of to.items) Object.assign(pairOf(it), { it, neu: it });
+  const forecast = new Set([...pairs.values()].map((p) => p.it.documentId));
+  const unforecast = [...from.documents]
+    .filter(([id, was]) => !forecast.has(id) && was.kind !== 'PO')
+    .map(([id, was]): ItemTotal => ({ itemId: id, direction: was.kind === 'AR' ? 'in' : 'out', kind: was.kind === 'AR' ? 'invoice' : 'bill', documentId: id, contactId: was.contactId, amount: '0', toLowest: '0', week: 0 }));
 
   let settledCash = new D(0);
-  for (const { old, neu } of pairs.values()) {
-    const it = (neu ?? old)!;
+  for (const { it, old, neu } of [...pairs.values(), ...unforecast.map((it) => ({ it, old: undefined, neu: undefined }))]) {
     const o = old ? signed(it.direction, new D(old.amount)) : new D(0);
     const n = neu ? signed(it.direction, new D(neu.amount)) : new D(0);
     const oLow = old ? signed(it.direction, new D(old.toLowest)) : new D(0);
     const nLow = neu ? signed(it.direction, new D(neu.toLowest)) : new D(0);
-    const { cause, cash, why } = classify(it, from, to, current);
+    const { cause, cash, why } = classify(it, old !== undefined, from, to, current);
+    // A document neither forecast had counts only when it was settled since.
+    if (!old && !neu && cause !== 'settled') continue;
     const total = n.minus(o).plus(cash);
     const low = nLow.minus(oLow).plus(cash);
     settledCash = settledCash.plus(cash);
@@ -188,31 +200,6 @@ export function explainChanges(from: ChangeSide, to: ChangeSide, current: Curren
     });
   }
 
-  // Documents settled since that neither forecast had within its 13 weeks: their cash, and nothing it replaced.
-  const forecast = new Set([...pairs.values()].map((p) => (p.neu ?? p.old)!.documentId));
-  for (const [id, was] of from.documents) {
-    if (forecast.has(id) || was.kind === 'PO') continue;
-    const item: ItemTotal = { itemId: id, direction: was.kind === 'AR' ? 'in' : 'out', kind: was.kind === 'AR' ? 'invoice' : 'bill', documentId: id, contactId: was.contactId, amount: '0', toLowest: '0', week: 0 };
-    const { cause, cash } = classify(item, from, to, current);
-    if (cause !== 'settled') continue;
-    settledCash = settledCash.plus(cash);
-    add(cause, cash, cash, {
-      itemId: id,
-      documentId: id,
-      contactId: was.contactId,
-      kind: item.kind,
-      direction: item.direction,
-      change: canonical(cash),
-      minClosingChange: canonical(cash),
-      oldAmount: null,
-      newAmount: null,
-      oldWeekStart: null,
-      newWeekStart: null,
-      cash: canonical(cash),
-      why: null,
-    });
-  }
-
   // The starting cash: the operator's override, the settled documents' cash (counted above), and the rest.
   const override = new D(to.startingCash).minus(to.ledgerCash).minus(new D(from.startingCash).minus(from.ledgerCash));
   add('scenario_or_override', override, override);
@@ -220,7 +207,7 @@ export function explainChanges(from: ChangeSide, to: ChangeSide, current: Curren
   add('opening_cash', rest, rest);
 
   const byChange = (a: ChangeItem, b: ChangeItem) =>
-    new D(b.change).abs().cmp(new D(a.change).abs()) || new D(b.minClosingChange).abs().cmp(new D(a.minClosingChange).abs()) || (a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0);
+    new D(b.change).abs().cmp(new D(a.change).abs()) || new D(b.minClosingChange).abs().cmp(new D(a.minClosingChange).abs()) || cmpStr(a.itemId, b.itemId);
   return {
     endingCashChange: canonical(new D(to.endingCash).minus(from.endingCash)),
     minClosingCashChange: canonical(new D(to.minClosingCash).minus(from.minClosingCash)),
@@ -233,12 +220,12 @@ export function explainChanges(from: ChangeSide, to: ChangeSide, current: Curren
 
 const ZERO = new D(0);
 
-/** The cause of one item's difference, with the cash a settled document brought (signed; 0 otherwise). */
-function classify(it: ItemTotal, from: ChangeSide, to: ChangeSide, current: CurrentDocuments): { cause: ChangeCause; cash: Dec; why: MoveReason | null } {
+/** The cause of one item's difference (`inOld`: the earlier forecast had it), with the cash a settled document brought (signed; 0 otherwise). */
+function classify(it: ItemTotal, inOld: boolean, from: ChangeSide, to: ChangeSide, current: CurrentDocuments): { cause: ChangeCause; cash: Dec; why: MoveReason | null } {
   if (it.kind === 'manual') return { cause: 'scenario_or_override', cash: ZERO, why: null };
   if (STATISTICAL.has(it.kind) || it.documentId === null) return { cause: 're_estimated', cash: ZERO, why: null };
   const id = it.documentId;
-  if (from.documentsKnown === false) return unknownDocuments(it, from, to, current);
+  if (from.documentsKnown === false) return unknownDocuments(it, inOld, to, current);
   const was = from.documents.get(id);
   if (!was) return { cause: 'new_document', cash: ZERO, why: null };
   const now = to.documents.get(id);
@@ -260,8 +247,7 @@ function classify(it: ItemTotal, from: ChangeSide, to: ChangeSide, current: Curr
 }
 
 /** The earlier forecast's documents are unknown: by the item's presence in each forecast and the ledger's state now. */
-function unknownDocuments(it: ItemTotal, from: ChangeSide, to: ChangeSide, current: CurrentDocuments): { cause: ChangeCause; cash: Dec; why: MoveReason | null } {
-  const inOld = from.items.some((x) => x.itemId === it.itemId && x.direction === it.direction);
+function unknownDocuments(it: ItemTotal, inOld: boolean, to: ChangeSide, current: CurrentDocuments): { cause: ChangeCause; cash: Dec; why: MoveReason | null } {
   if (!inOld) return { cause: 'new_document', cash: ZERO, why: null };
   if (to.documents.has(it.documentId!)) return { cause: 'dates_moved', cash: ZERO, why: 'payment_pattern' };
   const cur = current.get(it.documentId!);
