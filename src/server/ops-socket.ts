@@ -21,8 +21,8 @@ import type { Io } from './action.js';
 
 export const OPS_SOCKET = 'cashline.sock';
 
-/** Commands that serve (never forwarded: they need the store for themselves). */
-const SERVING = new Set(['serve', 'demo', 'worker']);
+/** Commands that serve (never forwarded: they need the store for themselves; xero-server uses none but keeps running). */
+const SERVING = new Set(['serve', 'demo', 'worker', 'xero-server']);
 
 export const opsSocketPath = (dataDir: string) => join(resolve(dataDir), OPS_SOCKET);
 

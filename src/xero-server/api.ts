@@ -1,10 +1,12 @@
-/** The Accounting API of the Xero-compatible server (under /api.xro/2.0): auth, faults, If-Modified-Since, paging, resources. */
+/** The Accounting API of the Xero-compatible server (under /api.xro/2.0): auth and scopes, faults, If-Modified-Since, paging, resources, writes. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseXeroTimestamp } from '../ledger/xero/dates.js';
-import { ID_FIELD, sorted, XERO_PAGED, type PagedResource, type Rec, type XeroDataset } from './dataset.js';
+import { scopesFor, writeScopesFor } from '../ledger/xero/scopes.js';
+import { ID_FIELD, sorted, XERO_PAGED, type ListResource, type PagedResource, type Rec, type XeroDataset } from './dataset.js';
 import { answerFault } from './faults.js';
 import { bearer, envelope, json, problem } from './http.js';
 import type { XeroState } from './state.js';
+import { handleWrite } from './writes.js';
 
 export const MAX_PAGE_SIZE = 1000;
 export const JOURNALS_PER_CALL = 100;
@@ -18,31 +20,58 @@ export function parseSince(v: string | string[] | undefined): number | null | 'i
   return Number.isFinite(ms) ? ms : 'invalid';
 }
 
-/** One Accounting API request; `path` is under /api.xro/2.0. */
+/** One Accounting API request; `path` is under /api.xro/2.0. GET reads; PUT and POST write (./writes.ts). */
 export async function handleApi(state: XeroState, req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void> {
-  if (req.method !== 'GET') return problem(res, 405, 'Method Not Allowed', 'This server is read-only');
-  if (!authorised(state, req, res)) return;
+  const method = req.method ?? 'GET';
+  if (method !== 'GET' && method !== 'PUT' && method !== 'POST') return problem(res, 405, 'Method Not Allowed', `${method} is not supported here`);
+  const data = authorised(state, req, res, path, method !== 'GET');
+  if (!data) return;
   const fault = state.faults.take(path);
   if (fault && answerFault(res, fault, { stalled: state.stalled, redirectTo: () => `${state.redirectHost.url}${url.pathname}${url.search}` })) return;
-  return serve(state.data, req, res, path, url);
+  if (method !== 'GET') return handleWrite(data, req, res, path, (e) => state.webhooks?.enqueue(e, data.tenantId));
+  return serve(data, req, res, path, url);
 }
 
-/** The bearer token and the tenant; answers 401/403 and returns false when they do not hold. */
-function authorised(state: XeroState, req: IncomingMessage, res: ServerResponse): boolean {
+/** Whether the app may never call `path` (the `forbidden` option: Xero reserves some endpoints for some tiers). */
+function isForbidden(forbidden: string[], path: string): boolean {
+  return forbidden.some((f) => {
+    const p = f.startsWith('/api.xro/2.0/') ? f.slice('/api.xro/2.0'.length) : f;
+    return path === p || path.startsWith(`${p}/`);
+  });
+}
+
+/**
+ * The bearer token, the app's access to the path, the token's scopes and the tenant, as Xero checks them; the
+ * tenant's dataset, or null once a 401/403 is answered. An expired token's Detail says TokenExpired (the client
+ * refreshes); a missing scope's says AuthorizationUnsuccessful (a refresh would not help).
+ */
+function authorised(state: XeroState, req: IncomingMessage, res: ServerResponse, path: string, write: boolean): XeroDataset | null {
   const info = state.tokens.accessInfo(bearer(req));
   if (!info || info.revoked) {
     problem(res, 401, 'Unauthorized', 'AuthenticationUnsuccessful');
-    return false;
+    return null;
   }
   if (info.expiresAt <= Date.now()) {
     problem(res, 401, 'Unauthorized', `TokenExpired: token expired at ${new Date(info.expiresAt).toUTCString()}`);
-    return false;
+    return null;
   }
-  if (req.headers['xero-tenant-id'] !== state.data.tenantId) {
-    problem(res, 403, 'Forbidden', 'AuthenticationUnsuccessful: xero-tenant-id');
-    return false;
+  if (isForbidden(state.policy.forbidden, path)) {
+    problem(res, 403, 'Forbidden', 'AuthenticationUnsuccessful');
+    return null;
   }
-  return true;
+  // A path no scope opens is answered by the handlers (404 or 405), as Xero does.
+  const needed = write ? writeScopesFor(path) : scopesFor(path);
+  if (needed.length && !needed.some((s) => info.grant.scopes.includes(s))) {
+    problem(res, 401, 'Unauthorized', 'AuthorizationUnsuccessful');
+    return null;
+  }
+  const tenantId = req.headers['xero-tenant-id'];
+  const data = typeof tenantId === 'string' ? state.tenants.get(tenantId) : undefined;
+  if (!data || !info.grant.connections.some((c) => c.tenantId === tenantId)) {
+    problem(res, 403, 'Forbidden', 'AuthenticationUnsuccessful');
+    return null;
+  }
+  return data;
 }
 
 /** Whether a record's stamp is at or after If-Modified-Since (records without a readable stamp always are). */
@@ -62,9 +91,20 @@ function serve(data: XeroDataset, req: IncomingMessage, res: ServerResponse, pat
   if (path === '/Accounts') return json(res, 200, { ...envelope(), Accounts: sorted(data.records.Accounts, 'AccountID').filter((r) => fresh(r)) });
   if (path === '/RepeatingInvoices') return json(res, 200, { ...envelope(), RepeatingInvoices: sorted(data.records.RepeatingInvoices, 'RepeatingInvoiceID') });
   if (path === '/Journals') return serveJournals(data, res, url, fresh);
+  const one = /^\/([A-Za-z]+)\/([^/]+)$/.exec(path);
+  if (one && Object.hasOwn(ID_FIELD, one[1]!)) return serveOne(data, res, one[1] as ListResource, decodeURIComponent(one[2]!));
   const resource = (XERO_PAGED as readonly string[]).includes(path.slice(1)) ? (path.slice(1) as PagedResource) : null;
   if (!resource) return problem(res, 404, 'Not Found', `The resource ${path} is not served here`);
   return servePaged(data, res, url, resource, fresh);
+}
+
+/** GET /{Resource}/{id} (what a webhook's resourceUrl points at): the list's answer shape with that one record; an invoice also by number. */
+function serveOne(data: XeroDataset, res: ServerResponse, resource: ListResource, id: string): void {
+  const idField = ID_FIELD[resource];
+  const list = data.records[resource];
+  const rec = list.find((r) => r[idField] === id) ?? (resource === 'Invoices' ? list.find((r) => r.InvoiceNumber === id) : undefined);
+  if (!rec) return problem(res, 404, 'Not Found', `No ${resource.replace(/s$/, '')} ${id}`);
+  return json(res, 200, { ...envelope(), [resource]: [rec] });
 }
 
 /** /Journals: up to JOURNALS_PER_CALL journals after the JournalNumber `offset`. */

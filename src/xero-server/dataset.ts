@@ -54,8 +54,24 @@ export function datasetFromFiles(files: XeroFiles): XeroDataset {
   };
 }
 
+/**
+ * An organisation the user may also authorise that has no books: an Organisation with its name and id, empty
+ * lists and an empty bank summary (a sync against it finds nothing).
+ */
+export function emptyDataset(tenantId: string, name: string, baseCurrency: unknown): XeroDataset {
+  const records = {} as XeroDataset['records'];
+  for (const r of [...XERO_PAGED, 'Accounts', 'RepeatingInvoices'] as const) records[r] = [];
+  return {
+    tenantId,
+    organisation: { OrganisationID: tenantId, Name: name, BaseCurrency: typeof baseCurrency === 'string' ? baseCurrency : 'AUD', OrganisationType: 'COMPANY' },
+    records,
+    journals: [],
+    bankSummary: { Reports: [] },
+  };
+}
+
 /** Adds or changes a record, stamping UpdatedDateUTC with the server's now (after any stamp it holds). */
-export function upsertRecord(data: XeroDataset, resource: ListResource, record: Rec): void {
+export function upsertRecord(data: XeroDataset, resource: ListResource, record: Rec): Rec {
   const list = data.records[resource];
   const idField = ID_FIELD[resource];
   // The ledger's clock only moves forward: after every stamp it has given (demo data may be stamped later today).
@@ -65,6 +81,7 @@ export function upsertRecord(data: XeroDataset, resource: ListResource, record: 
   if (i >= 0) list[i] = stamped;
   else list.push(stamped);
   sortedCache.delete(list);
+  return stamped;
 }
 
 /** Removes a record (a repeating invoice the user deleted disappears from the list). */
