@@ -24,13 +24,17 @@ export function bearer(req: IncomingMessage): string | null {
   return m ? m[1]! : null;
 }
 
-export function readBody(req: IncomingMessage): Promise<string> {
+/** The request body as text; a body over `limit` characters drops the connection (default 64 KiB: forms; writes allow more). */
+export function readBody(req: IncomingMessage, limit = 65_536): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     req.setEncoding('utf8');
     req.on('data', (c: string) => {
       text += c;
-      if (text.length > 65_536) req.destroy();
+      if (text.length > limit) {
+        req.destroy();
+        reject(new Error('request body too large'));
+      }
     });
     req.on('end', () => resolve(text));
     req.on('error', reject);

@@ -19,6 +19,9 @@ import type { WebhookEvent } from './webhooks.js';
 
 type Writable = 'Invoices' | 'Contacts' | 'Payments';
 
+/** Xero takes write requests of up to 3.5 MB. */
+const WRITE_BODY_LIMIT = 3_500_000;
+
 /** What a write request changed: the records to store, in order, and the events they raise. */
 interface Change {
   resource: ListResource;
@@ -120,7 +123,7 @@ export async function handleWrite(
   const resource = m[1] as Writable;
   let body: unknown;
   try {
-    body = JSON.parse(await readBody(req));
+    body = JSON.parse(await readBody(req, WRITE_BODY_LIMIT));
   } catch {
     return json(res, 400, { ErrorNumber: 14, Type: 'PostDataInvalidException', Message: 'The request body is not valid JSON' });
   }
