@@ -136,8 +136,19 @@ export async function handleDecision(state: XeroState, req: IncomingMessage, res
   return approve(state, res, consent, tenantIds);
 }
 
+/**
+ * Forgets codes and consent requests out of date (a long-running server would otherwise keep them all). A used code
+ * is kept until then, so a replay within its life still revokes what it gave.
+ */
+function prune(state: XeroState): void {
+  const now = Date.now();
+  for (const [k, c] of state.codes) if (c.expiresAt <= now) state.codes.delete(k);
+  for (const [k, p] of state.pending) if (p.expiresAt <= now) state.pending.delete(k);
+}
+
 /** Issues the code and redirects back to the app with it. */
 function approve(state: XeroState, res: ServerResponse, consent: PendingConsent, tenantIds: string[]): void {
+  prune(state);
   const code = randomBytes(32).toString('base64url');
   state.codes.set(code, {
     clientId: consent.clientId,
