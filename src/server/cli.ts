@@ -12,6 +12,7 @@ import { tenancyCommands } from './tenancy-commands.js';
 import { serveCommands, workerCommand } from './serve-commands.js';
 import { ledgerCommands, recomputeCommand } from './ledger-commands.js';
 import { forecastCommands } from './forecast-commands.js';
+import { keysCommands } from './keys-commands.js';
 import { forwardToServer, isServingCommand, liveServerSocket } from './ops-socket.js';
 import { action, describeError, type Io, processIo } from './action.js';
 
@@ -29,6 +30,7 @@ export function buildProgram(io: Io = processIo): Command {
   workerCommand(program, io);
   recomputeCommand(program, io);
   forecastCommands(program, io);
+  keysCommands(program, io);
 
   return program;
 }
