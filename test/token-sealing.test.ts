@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +147,14 @@ describe('sealing (unit)', () => {
       expect(first.open('org-1', before)).toBe('tok');
       // One that never saw the rotation opens what the new key sealed (it re-reads on an unknown key id).
       expect(loadKeyring(config).open('org-1', after)).toBe('tok');
+      // CASHLINE_ENCRYPTION_KEY set later: it seals, and the file's keys still open what they sealed.
+      const envRing = loadKeyring({ ...config, CASHLINE_ENCRYPTION_KEY: keyB });
+      expect(envRing.currentKeyId).toBe(Keyring.fromKeys(keyB).currentKeyId);
+      expect(envRing.open('org-1', before)).toBe('tok');
+      // A damaged key file: a clear error naming the variable, not a crash.
+      writeFileSync(path, 'not json');
+      expect(() => loadKeyring(config)).toThrow(SealError);
+      expect(() => loadKeyring(config)).toThrow(/CASHLINE_ENCRYPTION_KEY/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -291,7 +299,8 @@ describe('sealed tokens in the store and the sync (PostgreSQL)', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(done).toBe(false); // waiting for the row
       await other.query('commit');
-      expect((await rotation).failed).toBe(0);
+      // (The other tests' rows are under the test key, which this keyring does not hold: they fail, this one does not.)
+      expect((await rotation).failedOrgs).not.toContain(orgId);
     } finally {
       await other.end();
     }

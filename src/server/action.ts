@@ -11,7 +11,7 @@ import { migrate } from '../store/migrate.js';
 import { requireOrg, TenancyError } from '../store/tenancy.js';
 import { isCalendarDate } from '../domain/calendar.js';
 import { StoreLockedError } from '../store/embedded-lock.js';
-import { type Keyring, loadKeyring } from '../ledger/seal.js';
+import { type Keyring, loadKeyring, SealError } from '../ledger/seal.js';
 import { sealPlainTokens } from '../ledger/tokens.js';
 
 export interface Io {
@@ -122,7 +122,15 @@ export function action<A extends unknown[]>(
  * API touches no token and goes on.
  */
 export async function sealTokensAtStart(ctx: CommandContext, store: Store, log: (level: 'info' | 'warn', message: string) => void): Promise<void> {
-  const r = await sealPlainTokens(store.db, ctx.keyring(), (m) => log('warn', m));
+  let keyring: Keyring;
+  try {
+    keyring = ctx.keyring();
+  } catch (err) {
+    // An unreadable key file: what touches a token fails with this message; serving goes on.
+    if (err instanceof SealError) return log('warn', err.message);
+    throw err;
+  }
+  const r = await sealPlainTokens(store.db, keyring, (m) => log('warn', m));
   if (r.sealed) log('info', `sealed the plain tokens of ${r.sealed} ledger connection(s) from before sealing`);
 }
 

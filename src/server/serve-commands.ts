@@ -9,6 +9,7 @@ import { setupDemo } from './demo.js';
 import { startWorkerLoop } from '../jobs/worker.js';
 import { llmConfig } from '../config.js';
 import { ledgerEndpoint } from '../ledger/sync/sync.js';
+import { SealError } from '../ledger/seal.js';
 import { startDemoLedger } from './demo-ledger.js';
 import { startOpsSocket } from './ops-socket.js';
 
@@ -148,8 +149,9 @@ async function startWorkers(ctx: CommandContext, ledger?: import('../ledger/sync
   if (!endpoint) {
     try {
       endpoint = ledgerEndpoint(ctx.config);
-    } catch {
-      logger.info('ledger sync not configured (XERO_CLIENT_ID/XERO_CLIENT_SECRET unset): the workers do not sync');
+    } catch (err) {
+      if (err instanceof SealError) logger.warn(`ledger sync not configured: ${err.message}: the workers do not sync`);
+      else logger.info('ledger sync not configured (XERO_CLIENT_ID/XERO_CLIENT_SECRET unset): the workers do not sync');
     }
   }
   if (endpoint && !endpoint.keyring.hasKey) {
