@@ -20,6 +20,7 @@ import { openStore, rows, type Store } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { createOrg } from '../src/store/tenancy.js';
 import { connectLedger, syncOrganisation } from '../src/ledger/sync/sync.js';
+import { Keyring } from '../src/ledger/seal.js';
 
 const SCALE = Number(process.env.BENCH_SYNC_SCALE ?? 10);
 const PG_URL = process.env.CASHLINE_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -34,8 +35,10 @@ async function run(label: string, store: Store): Promise<string> {
   const server = await startXeroServer({ data: datasetFromFiles(demo.files), limits: false });
   try {
     const { orgId } = await createOrg(store.db, { name: 'Bench Sync', now: NOW });
-    await connectLedger(store.db, { orgId, tenantId: server.tenantId, refreshToken: server.issueGrant().refreshToken, now: NOW });
-    const opts = { apiUrl: server.apiUrl, identityUrl: server.identityUrl, clientId: server.clientId, clientSecret: server.clientSecret, now: () => NOW, client: { perMinute: 1_000_000 } };
+    // A key of the run's own: the tokens are sealed as in production (the cost is a few seals per run).
+    const keyring = Keyring.fromKeys(randomBytes(32));
+    await connectLedger(store.db, keyring, { orgId, tenantId: server.tenantId, refreshToken: server.issueGrant().refreshToken, now: NOW });
+    const opts = { apiUrl: server.apiUrl, identityUrl: server.identityUrl, clientId: server.clientId, clientSecret: server.clientSecret, keyring, now: () => NOW, client: { perMinute: 1_000_000 } };
     const full = await syncOrganisation(store.db, orgId, opts);
     if (full.outcome !== 'ok') throw new Error(`sync failed: ${full.error}`);
     let stored = 0;

@@ -14,6 +14,13 @@ const isoInstant = z
     message: 'must be an ISO 8601 instant such as 2026-11-23T09:00:00Z',
   });
 
+/** A base64 text of exactly 32 bytes (an AES-256 key); the message never echoes the value. */
+const isKey32 = (v: string) => {
+  const t = v.trim();
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(t) && t.length % 4 === 0 && Buffer.from(t, 'base64').length === 32;
+};
+const KEY_MESSAGE = 'must be a base64 key of exactly 32 bytes (openssl rand -base64 32)';
+
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
 
 export const configSchema = z.object({
@@ -56,6 +63,21 @@ export const configSchema = z.object({
   ),
   /** How long a verified key is kept in process (docs/api.md#key-cache); 0 turns the cache off. */
   CASHLINE_KEY_CACHE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(300).default(5)),
+  /**
+   * Seals the ledger tokens at rest (AES-256-GCM, docs/sync.md "Tokens at
+   * rest"): base64 of 32 bytes. Required with DATABASE_URL for anything that
+   * reads or writes ledger tokens; unset on the embedded store, a key file in
+   * the data folder is used (created on first start).
+   */
+  CASHLINE_ENCRYPTION_KEY: z.preprocess(emptyAsUndefined, z.string().refine(isKey32, { message: KEY_MESSAGE }).optional()),
+  /** Earlier keys, comma-separated base64: they open what they sealed, never seal (a key rotation). */
+  CASHLINE_ENCRYPTION_OLD_KEYS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .refine((v) => v.split(',').map((k) => k.trim()).filter(Boolean).every(isKey32), { message: `must be comma-separated keys, each ${KEY_MESSAGE.replace(/^must be /, '')}` })
+      .optional(),
+  ),
   XERO_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
   XERO_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().optional()),
   XERO_API_URL: z.preprocess(emptyAsUndefined, url(/^https?:\/\//, 'http(s)://').default('https://api.xero.com/api.xro/2.0')),

@@ -13,7 +13,7 @@ import { startTestApi, type TestApi } from './helpers/http.js';
 import { rows } from '../src/store/db.js';
 import { connectLedger, type SyncOptions, syncOrganisation } from '../src/ledger/sync/sync.js';
 import type { Fault, XeroServer } from '../src/xero-server/server.js';
-import { NOW, syncOpts, xeroServer } from './helpers/ledger.js';
+import { NOW, syncOpts, testKeyring, xeroServer } from './helpers/ledger.js';
 
 const PATHS = ['/api/agent/invoices?limit=20', '/api/agent/contacts?limit=20', '/api/agent/bank-accounts', '/api/agent/bills?totals=true', '/api/agent/status'];
 const KEYS = 30;
@@ -28,7 +28,7 @@ beforeAll(async () => {
   server = await xeroServer({ limits: { perMinute: 100_000, concurrent: 5 } });
   ({ orgId } = await api.org({ name: 'Synced under load', plan: 'Reserve' }));
   const grant = server.issueGrant();
-  await connectLedger(api.store.db, { orgId, tenantId: server.tenantId, refreshToken: grant.refreshToken, now: NOW });
+  await connectLedger(api.store.db, testKeyring, { orgId, tenantId: server.tenantId, refreshToken: grant.refreshToken, now: NOW });
   expect((await syncOrganisation(api.store.db, orgId, syncOpts(server))).outcome).toBe('ok');
   // Keys of distinct users: the frozen test clock never frees burst slots (60 a minute per key and endpoint).
   for (let i = 0; i < KEYS; i++) keys.push(await api.key(orgId, undefined, await api.user(orgId)));

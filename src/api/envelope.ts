@@ -60,6 +60,13 @@ export function billingAlertFor(sub: SubscriptionInfo, usage: Usage | null): Bil
   return undefined;
 }
 
+/** The token states that need a reconnect, and the alert's reason for each. */
+const TOKEN_REASONS: Record<string, 'token_expired' | 'token_revoked' | 'token_unreadable' | undefined> = {
+  expired: 'token_expired',
+  revoked: 'token_revoked',
+  unreadable: 'token_unreadable',
+};
+
 const SERVICE_ISSUE_MAX_AGE_MS = 12 * 60 * 60 * 1000;
 
 /** ledgerAlert from the organisation's ledger connection (undefined when healthy). */
@@ -82,8 +89,10 @@ export function ledgerAlertFrom(
     };
   }
   const last = conn.lastSuccessfulSync ? conn.lastSuccessfulSync.toISOString() : null;
-  if (conn.tokenState === 'expired' || conn.tokenState === 'revoked' || conn.breakerState === 'open') {
-    const reason = conn.tokenState === 'expired' ? 'token_expired' : conn.tokenState === 'revoked' ? 'token_revoked' : 'breaker_open';
+  // token_state: ok | expired | revoked | unreadable (sealed tokens that no held key opens: altered or moved; src/ledger/seal.ts).
+  const badToken = TOKEN_REASONS[conn.tokenState];
+  if (badToken || conn.breakerState === 'open') {
+    const reason = badToken ?? 'breaker_open';
     return {
       severity: 'critical',
       kind: 'reconnect_required',
@@ -91,7 +100,9 @@ export function ledgerAlertFrom(
       message:
         reason === 'breaker_open'
           ? 'The ledger keeps failing and syncing has stopped; the data is stale and will not update until the connection is repaired.'
-          : 'The ledger connection has expired or was revoked; the data is stale and will not update until it is reconnected.',
+          : reason === 'token_unreadable'
+            ? 'The stored ledger connection can no longer be read; the data is stale and will not update until it is reconnected.'
+            : 'The ledger connection has expired or was revoked; the data is stale and will not update until it is reconnected.',
       lastSuccessfulSync: last,
       cta: { label: 'Reconnect Xero', url: LEDGER_URL },
     };

@@ -11,6 +11,8 @@ import { migrate } from '../store/migrate.js';
 import { requireOrg, TenancyError } from '../store/tenancy.js';
 import { isCalendarDate } from '../domain/calendar.js';
 import { StoreLockedError } from '../store/embedded-lock.js';
+import { type Keyring, loadKeyring, SealError } from '../ledger/seal.js';
+import { sealPlainTokens } from '../ledger/tokens.js';
 
 export interface Io {
   stdout: (text: string) => void;
@@ -32,6 +34,12 @@ export interface CommandContext {
   store(): Promise<Store>;
   /** The store, once the organisation is known to exist (`unknown organisation` otherwise). */
   orgStore(orgId: string): Promise<Store>;
+  /**
+   * The keyring sealing the ledger tokens (src/ledger/seal.ts), loaded once:
+   * CASHLINE_ENCRYPTION_KEY, or the embedded store's key file; on PostgreSQL
+   * without the variable, one that throws when a token is touched.
+   */
+  keyring(): Keyring;
 }
 
 export const processIo: Io = {
@@ -70,6 +78,7 @@ export function action<A extends unknown[]>(
     let keepOpen = false;
     try {
       const config = loadConfig(io.env);
+      let keyring: Keyring | undefined;
       const ctx: CommandContext = {
         config,
         io,
@@ -86,6 +95,10 @@ export function action<A extends unknown[]>(
           await requireOrg(s.db, orgId);
           return s;
         },
+        keyring() {
+          keyring ??= loadKeyring(config);
+          return keyring;
+        },
       };
       const result = await fn(ctx, ...args);
       if (result === KEEP_RUNNING) {
@@ -100,6 +113,37 @@ export function action<A extends unknown[]>(
       if (store && !keepOpen) await store.close().catch(() => {});
     }
   };
+}
+
+/**
+ * Seals the plain ledger tokens of rows from before sealing (a process's
+ * first start on an older store). Without a key (PostgreSQL without
+ * CASHLINE_ENCRYPTION_KEY) it only warns, naming the variable: serving the
+ * API touches no token and goes on.
+ */
+export async function sealTokensAtStart(ctx: CommandContext, store: Store, log: (level: 'info' | 'warn', message: string) => void): Promise<void> {
+  let keyring: Keyring;
+  try {
+    keyring = ctx.keyring();
+  } catch (err) {
+    // An unreadable key file: what touches a token fails with this message; serving goes on.
+    if (err instanceof SealError) return log('warn', err.message);
+    throw err;
+  }
+  const r = await sealPlainTokens(store.db, keyring, (m) => log('warn', m));
+  if (r.sealed) log('info', `sealed the plain tokens of ${r.sealed} ledger connection(s) from before sealing`);
+}
+
+/** The log of a one-shot command: lines on stderr. */
+export const stderrLog = (io: Io) => (level: 'info' | 'warn', message: string) => io.stderr(`${level === 'warn' ? 'warning' : 'note'}: ${message}\n`);
+
+/** A command that reads or writes ledger tokens: the keyring, or an error naming CASHLINE_ENCRYPTION_KEY when it holds no key. */
+export function requireKeyring(ctx: CommandContext): Keyring {
+  const keyring = ctx.keyring();
+  if (!keyring.hasKey) {
+    throw new OperatorError('CASHLINE_ENCRYPTION_KEY must be set with DATABASE_URL to read or write ledger tokens (base64 of 32 bytes, the same on every instance; docs/sync.md "Tokens at rest")');
+  }
+  return keyring;
 }
 
 /** Returned by actions that keep serving (serve, worker, demo). */

@@ -13,6 +13,7 @@ import { serveCommands, workerCommand } from './serve-commands.js';
 import { ledgerCommands, recomputeCommand } from './ledger-commands.js';
 import { forecastCommands } from './forecast-commands.js';
 import { xeroServerCommand } from './xero-server-command.js';
+import { keysCommands } from './keys-commands.js';
 import { forwardToServer, isServingCommand, liveServerSocket } from './ops-socket.js';
 import { action, describeError, type Io, processIo } from './action.js';
 
@@ -31,6 +32,7 @@ export function buildProgram(io: Io = processIo): Command {
   recomputeCommand(program, io);
   forecastCommands(program, io);
   xeroServerCommand(program, io);
+  keysCommands(program, io);
 
   return program;
 }

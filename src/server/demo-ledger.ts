@@ -36,10 +36,11 @@ export async function startDemoLedger(ctx: CommandContext, db: Db, progress: Pro
   if (created) await createOrg(db, { id: demo.id, name: demo.name, plan: demo.plan, ownerName: 'Demo owner', now });
   const out = generateDemo({ seed: demo.seed, asOf: now, scale: demo.scale, name: demo.name, onProgress: (step, d, t) => progress(`generate: ${step}`, d, t) });
   const server = await startXeroServer({ data: datasetFromFiles(out.files), limits: { perMinute: DEMO_PER_MINUTE, concurrent: 5 } });
-  const config: LedgerEndpoint = { apiUrl: server.apiUrl, identityUrl: server.identityUrl, clientId: server.clientId, clientSecret: server.clientSecret };
+  const keyring = ctx.keyring();
+  const config: LedgerEndpoint = { apiUrl: server.apiUrl, identityUrl: server.identityUrl, clientId: server.clientId, clientSecret: server.clientSecret, keyring };
   // A fresh server is a fresh ledger: connect to it (the grant of an OAuth consent) and read it from the start.
   const grant = server.issueGrant();
-  await connectLedger(db, { orgId: demo.id, tenantId: server.tenantId, refreshToken: grant.refreshToken, now });
+  await connectLedger(db, keyring, { orgId: demo.id, tenantId: server.tenantId, refreshToken: grant.refreshToken, now });
   await clearWatermarks(db, demo.id);
   const r = await syncOrganisation(db, demo.id, {
     ...config,

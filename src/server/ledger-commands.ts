@@ -1,6 +1,6 @@
 /** Subcommands of `cashline-server` that bring the books in (import, sync, the ledger connection) and recompute what derives from them. */
 import type { Command } from 'commander';
-import { action, type CommandContext, intArg, type Io, OperatorError } from './action.js';
+import { action, type CommandContext, intArg, type Io, OperatorError, requireKeyring, sealTokensAtStart, stderrLog } from './action.js';
 import { createLogger } from '../log.js';
 import { importDirectory } from '../ledger/import.js';
 import { progressPrinter } from './progress.js';
@@ -80,6 +80,9 @@ async function runSync(ctx: CommandContext, opts: { org: string; pageSize?: numb
   } catch (err) {
     throw new OperatorError((err as Error).message);
   }
+  // Without the key the run could only fail on its first token: say so before touching the connection.
+  requireKeyring(ctx);
+  await sealTokensAtStart(ctx, store, stderrLog(ctx.io));
   const progress = progressPrinter(ctx.io, 'sync');
   const logger = createLogger(ctx.config);
   try {
@@ -114,14 +117,16 @@ async function runSync(ctx: CommandContext, opts: { org: string; pageSize?: numb
 function connectCommand(ledger: Command, io: Io): void {
   ledger
     .command('connect')
-    .description('store the ledger connection of an organisation after the OAuth consent (tenant id and refresh token); the next sync refreshes the access token')
+    .description('store the ledger connection of an organisation after the OAuth consent (tenant id and refresh token, sealed with CASHLINE_ENCRYPTION_KEY); the next sync refreshes the access token')
     .requiredOption('--org <id>', 'organisation id')
     .requiredOption('--tenant-id <id>', 'Xero tenant (organisation) id')
     .requiredOption('--refresh-token <token>', 'the refresh token of the consent')
     .action(
       action(io, async (ctx, opts: { org: string; tenantId: string; refreshToken: string }) => {
         const store = await ctx.orgStore(opts.org);
-        await connectLedger(store.db, { orgId: opts.org, tenantId: opts.tenantId, refreshToken: opts.refreshToken, now: ctx.config.clock.now() });
+        const keyring = requireKeyring(ctx);
+        await sealTokensAtStart(ctx, store, stderrLog(ctx.io));
+        await connectLedger(store.db, keyring, { orgId: opts.org, tenantId: opts.tenantId, refreshToken: opts.refreshToken, now: ctx.config.clock.now() });
         return { orgId: opts.org, tenantId: opts.tenantId, connected: true };
       }),
     );

@@ -1,6 +1,6 @@
 /** Subcommands of `cashline-server` that keep running: demo, serve and worker (the API and the background workers). */
 import type { Command } from 'commander';
-import { action, type CommandContext, type Io, KEEP_RUNNING, OperatorError } from './action.js';
+import { action, type CommandContext, type Io, KEEP_RUNNING, OperatorError, sealTokensAtStart } from './action.js';
 import { closeOnSignals, startServer } from '../api/server.js';
 import { createLogger } from '../log.js';
 import { RedisLimiter } from '../store/redis-usage.js';
@@ -9,6 +9,7 @@ import { setupDemo } from './demo.js';
 import { startWorkerLoop } from '../jobs/worker.js';
 import { llmConfig } from '../config.js';
 import { ledgerEndpoint } from '../ledger/sync/sync.js';
+import { SealError } from '../ledger/seal.js';
 import { startDemoLedger } from './demo-ledger.js';
 import { startOpsSocket } from './ops-socket.js';
 
@@ -16,6 +17,8 @@ import { startOpsSocket } from './ops-socket.js';
 export async function serveApi(ctx: CommandContext, opts: { host?: string; port?: number } = {}) {
   const store = await ctx.store();
   const logger = createLogger(ctx.config);
+  // Plain tokens of rows from before sealing are sealed now (without a key: a warning; the API touches no token).
+  await sealTokensAtStart(ctx, store, (level, msg) => logger[level](msg));
   // Counters: Redis when REDIS_URL is set (shared by every instance), else the SQL store.
   const limiter = ctx.config.REDIS_URL ? new RedisLimiter(ctx.config.REDIS_URL) : undefined;
   const server = await startServer({
@@ -125,6 +128,8 @@ export function workerCommand(program: Command, io: Io): void {
     .description('run the background workers (ledger sync cadence, nightly baselines and forecast, the 06:00 UTC daily brief) without serving the API')
     .action(
       action(io, async (ctx) => {
+        const logger = createLogger(ctx.config);
+        await sealTokensAtStart(ctx, await ctx.store(), (level, msg) => logger[level](msg));
         await startWorkers(ctx);
         io.stdout(`${JSON.stringify({ worker: 'running' })}\n`);
         return KEEP_RUNNING;
@@ -144,9 +149,15 @@ async function startWorkers(ctx: CommandContext, ledger?: import('../ledger/sync
   if (!endpoint) {
     try {
       endpoint = ledgerEndpoint(ctx.config);
-    } catch {
-      logger.info('ledger sync not configured (XERO_CLIENT_ID/XERO_CLIENT_SECRET unset): the workers do not sync');
+    } catch (err) {
+      if (err instanceof SealError) logger.warn(`ledger sync not configured: ${err.message}: the workers do not sync`);
+      else logger.info('ledger sync not configured (XERO_CLIENT_ID/XERO_CLIENT_SECRET unset): the workers do not sync');
     }
+  }
+  if (endpoint && !endpoint.keyring.hasKey) {
+    // Every run would fail on its first token and trip the breakers: the configuration is the thing to fix.
+    logger.warn('ledger sync not configured: CASHLINE_ENCRYPTION_KEY is unset with DATABASE_URL (the ledger tokens are sealed with it): the workers do not sync');
+    endpoint = null;
   }
   const loop = startWorkerLoop(
     {

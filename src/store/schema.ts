@@ -473,10 +473,14 @@ export const ledgerConnections = pgTable('ledger_connections', {
   orgId: text('org_id').primaryKey().references(() => organisations.id),
   provider: text('provider').notNull().default('xero'),
   tenantId: text('tenant_id').notNull(),
+  /** Sealed (src/ledger/seal.ts: `v1:<keyId>:<nonce>:<ciphertext>`), never plain once migrated. */
   accessToken: text('access_token'),
   accessTokenExpiresAt: ts('access_token_expires_at'),
+  /** Sealed like access_token. */
   refreshToken: text('refresh_token'),
-  /** ok | expired | revoked */
+  /** The key id the tokens are sealed under; null: plain tokens from before sealing (sealed on first start), or none. */
+  secretsKeyId: text('secrets_key_id'),
+  /** ok | expired | revoked | unreadable (sealed tokens no held key opens: reconnect) */
   tokenState: text('token_state').notNull().default('ok'),
   /** closed | open | half_open */
   breakerState: text('breaker_state').notNull().default('closed'),

@@ -3,6 +3,7 @@
  * Xero-compatible server (src/xero-server/), an organisation connected to it,
  * fast client settings, and a snapshot of everything stored for comparisons.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,11 +11,17 @@ import { sql } from 'drizzle-orm';
 import { generateDemo, writeXeroFiles, type DemoOutput } from '../../src/demo/generate.js';
 import { importDirectory } from '../../src/ledger/import.js';
 import { connectLedger, type SyncOptions } from '../../src/ledger/sync/sync.js';
+import { Keyring } from '../../src/ledger/seal.js';
 import { type Db, rows } from '../../src/store/db.js';
 import { createOrg } from '../../src/store/tenancy.js';
 import { datasetFromFiles, startXeroServer, type XeroServer, type XeroServerOptions } from '../../src/xero-server/server.js';
 
 export const NOW = new Date('2026-11-23T09:00:00Z');
+
+/** The tests' CASHLINE_ENCRYPTION_KEY (a fixed key: spawned processes open what the test sealed). */
+export const TEST_ENCRYPTION_KEY = createHash('sha256').update('cashline test encryption key').digest('base64');
+/** The keyring of TEST_ENCRYPTION_KEY. */
+export const testKeyring = Keyring.fromKeys(TEST_ENCRYPTION_KEY);
 
 const demos = new Map<string, DemoOutput>();
 /** The demo business (small by default), generated once per process. */
@@ -30,7 +37,7 @@ export async function xeroServer(opts: Partial<XeroServerOptions> & { scale?: nu
   return startXeroServer({ data: datasetFromFiles(files), ...opts });
 }
 
-/** The environment `cashline-server` needs to sync from this server into the store at `databaseUrl`, its clock at NOW, silent. */
+/** The environment `cashline-server` needs to sync from this server into the store at `databaseUrl` (with the test key), its clock at NOW, silent. */
 export function syncEnv(server: XeroServer, databaseUrl: string): NodeJS.ProcessEnv {
   return {
     DATABASE_URL: databaseUrl,
@@ -40,6 +47,7 @@ export function syncEnv(server: XeroServer, databaseUrl: string): NodeJS.Process
     XERO_CLIENT_SECRET: server.clientSecret,
     CASHLINE_NOW: NOW.toISOString(),
     CASHLINE_LOG_LEVEL: 'silent',
+    CASHLINE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
   };
 }
 
@@ -47,7 +55,7 @@ export function syncEnv(server: XeroServer, databaseUrl: string): NodeJS.Process
 export async function connectedOrg(db: Db, server: XeroServer, name = 'Sync Org'): Promise<string> {
   const { orgId } = await createOrg(db, { name, now: NOW });
   const g = server.issueGrant();
-  await connectLedger(db, { orgId, tenantId: server.tenantId, refreshToken: g.refreshToken, now: NOW });
+  await connectLedger(db, testKeyring, { orgId, tenantId: server.tenantId, refreshToken: g.refreshToken, now: NOW });
   return orgId;
 }
 
@@ -58,6 +66,7 @@ export function syncOpts(server: XeroServer, extra: Partial<SyncOptions> = {}): 
     identityUrl: server.identityUrl,
     clientId: server.clientId,
     clientSecret: server.clientSecret,
+    keyring: testKeyring,
     now: () => NOW,
     ...extra,
     client: { baseDelayMs: 20, maxDelayMs: 100, timeoutMs: 2_000, maxAttempts: 3, ...extra.client },

@@ -43,6 +43,8 @@ import type { MapContext } from '../map/shared.js';
 import type { LedgerBatch } from '../../store/rows.js';
 import { parseXeroTimestamp } from '../xero/dates.js';
 import { XeroClient, type XeroClientOptions, XeroError } from './client.js';
+import { type Keyring, type KeyringConfig, loadKeyring, SealError } from '../seal.js';
+import { loadTokens, saveTokens, sealTokens } from '../tokens.js';
 
 /** Failed runs in a row that open the breaker (reconnect_required). */
 export const BREAKER_THRESHOLD = 5;
@@ -68,6 +70,8 @@ export interface LedgerEndpoint {
   identityUrl: string;
   clientId: string;
   clientSecret: string;
+  /** Seals and opens the connection's tokens (src/ledger/seal.ts). */
+  keyring: Keyring;
 }
 
 export interface SyncOptions extends LedgerEndpoint {
@@ -75,7 +79,7 @@ export interface SyncOptions extends LedgerEndpoint {
   now: () => Date;
   pageSize?: number;
   /** Client tuning (timeouts, retries, limits). */
-  client?: Partial<Omit<XeroClientOptions, 'tokens' | 'tenantId' | keyof LedgerEndpoint>>;
+  client?: Partial<Omit<XeroClientOptions, 'tokens' | 'tenantId' | Exclude<keyof LedgerEndpoint, 'keyring'>>>;
   onProgress?: (resource: string, done: number, total: number) => void;
   /** Called after every stored page (workers renew their lease). */
   heartbeat?: () => Promise<void>;
@@ -103,31 +107,42 @@ export interface SyncResult {
   connection: { tokenState: string; breakerState: string; consecutiveFailures: number; lastSuccessfulSync: string | null };
 }
 
-/** The ledger settings of the configuration (XERO_*), or an error naming what is missing. */
-export function ledgerEndpoint(config: {
-  XERO_API_URL: string;
-  XERO_IDENTITY_URL: string;
-  XERO_CLIENT_ID?: string | undefined;
-  XERO_CLIENT_SECRET?: string | undefined;
-}): LedgerEndpoint {
+/**
+ * The ledger settings of the configuration (XERO_*) and its keyring
+ * (CASHLINE_ENCRYPTION_KEY or the embedded store's key file), or an error
+ * naming what is missing. Without a key on PostgreSQL the keyring throws
+ * only when a token is touched.
+ */
+export function ledgerEndpoint(
+  config: {
+    XERO_API_URL: string;
+    XERO_IDENTITY_URL: string;
+    XERO_CLIENT_ID?: string | undefined;
+    XERO_CLIENT_SECRET?: string | undefined;
+  } & KeyringConfig,
+): LedgerEndpoint {
   if (!config.XERO_CLIENT_ID || !config.XERO_CLIENT_SECRET) throw new SyncError('XERO_CLIENT_ID and XERO_CLIENT_SECRET must be set to sync a ledger');
   return {
     apiUrl: config.XERO_API_URL.replace(/\/+$/, ''),
     identityUrl: config.XERO_IDENTITY_URL.replace(/\/+$/, ''),
     clientId: config.XERO_CLIENT_ID,
     clientSecret: config.XERO_CLIENT_SECRET,
+    keyring: loadKeyring(config),
   };
 }
 
-/** Creates or replaces an organisation's ledger connection (after the OAuth consent): healthy, never synced. */
+/** Creates or replaces an organisation's ledger connection (after the OAuth consent), its tokens sealed: healthy, never synced. */
 export async function connectLedger(
   db: Db,
+  keyring: Keyring,
   input: { orgId: string; tenantId: string; refreshToken: string; accessToken?: string; accessTokenExpiresAt?: Date; now: Date },
 ): Promise<void> {
+  const sealed = sealTokens(keyring, input.orgId, { accessToken: input.accessToken ?? null, refreshToken: input.refreshToken });
   const values = {
     tenantId: input.tenantId,
-    refreshToken: input.refreshToken,
-    accessToken: input.accessToken ?? null,
+    refreshToken: sealed.refreshToken!,
+    accessToken: sealed.accessToken,
+    secretsKeyId: sealed.secretsKeyId,
     accessTokenExpiresAt: input.accessTokenExpiresAt ?? null,
     tokenState: 'ok',
     breakerState: 'closed',
@@ -165,11 +180,11 @@ function clientFor(db: Db, orgId: string, conn: Connection, opts: SyncOptions): 
     tenantId: conn.tenantId,
     tokens: {
       async load() {
-        const c = await loadConnection(db, orgId);
-        return { accessToken: c?.accessToken ?? null, expiresAt: c?.accessTokenExpiresAt?.getTime() ?? null, refreshToken: c?.refreshToken ?? null };
+        const t = await loadTokens(db, opts.keyring, orgId);
+        return { accessToken: t?.accessToken ?? null, expiresAt: t?.expiresAt?.getTime() ?? null, refreshToken: t?.refreshToken ?? null };
       },
       async save(t) {
-        await updateConnection(db, orgId, { accessToken: t.accessToken, accessTokenExpiresAt: t.expiresAt ? new Date(t.expiresAt) : null, refreshToken: t.refreshToken });
+        await saveTokens(db, opts.keyring, orgId, { accessToken: t.accessToken, refreshToken: t.refreshToken, expiresAt: t.expiresAt ? new Date(t.expiresAt) : null });
       },
     },
     onRetry: (e) => opts.log?.('warn', 'ledger call retried', { orgId, ...e }),
@@ -343,7 +358,7 @@ async function recordOutcome(db: Db, orgId: string, conn: Connection, result: Sy
   const message = err instanceof Error ? err.message : String(err);
   result.outcome = 'failed';
   result.error = message;
-  result.errorKind = err instanceof XeroError ? err.kind : err instanceof SyncError ? 'data' : err instanceof LedgerWriteError ? 'data' : 'internal';
+  result.errorKind = err instanceof XeroError ? err.kind : err instanceof SealError ? 'sealed' : err instanceof SyncError ? 'data' : err instanceof LedgerWriteError ? 'data' : 'internal';
   const failures = conn.consecutiveFailures + 1;
   const trip = halfOpen || failures >= BREAKER_THRESHOLD;
   await updateConnection(db, orgId, {
@@ -351,6 +366,9 @@ async function recordOutcome(db: Db, orgId: string, conn: Connection, result: Sy
     lastError: message.slice(0, 500),
     consecutiveFailures: failures,
     ...(err instanceof XeroError && err.needsReconnect ? { tokenState: err.kind === 'token_expired' ? 'expired' : 'revoked' } : {}),
+    // Tokens that a held key does not open (altered, or copied from another organisation) never will: reconnect.
+    // A missing or unknown key is the configuration's to fix: the connection stays ok and the runs fail until then.
+    ...(err instanceof SealError && (err.reason === 'unreadable' || err.reason === 'malformed') ? { tokenState: 'unreadable' } : {}),
     ...(trip ? { breakerState: 'open', breakerOpenedAt: at } : {}),
   });
   opts.log?.('warn', 'ledger sync failed', { orgId, error: message, kind: result.errorKind });

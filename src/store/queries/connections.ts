@@ -3,7 +3,7 @@
  * (src/api/envelope.ts): charged calls of the UTC day and the connection's
  * health, in one query.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, count, eq, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from '../db.js';
 import * as s from '../schema.js';
 import { chargedCallsSql } from '../audit.js';
@@ -11,11 +11,72 @@ import { chargedCallsSql } from '../audit.js';
 export type ConnectionPatch = Partial<Omit<typeof s.ledgerConnections.$inferInsert, 'orgId'>>;
 
 /** Creates the organisation's ledger connection with `values`, or replaces its fields with them. */
-export async function upsertConnection(db: Db, orgId: string, createdAt: Date, values: ConnectionPatch & { tenantId: string; refreshToken: string }): Promise<void> {
+export async function upsertConnection(db: Db, orgId: string, createdAt: Date, values: ConnectionPatch & { tenantId: string; refreshToken: string; secretsKeyId: string }): Promise<void> {
   await db
     .insert(s.ledgerConnections)
     .values({ orgId, createdAt, ...values })
     .onConflictDoUpdate({ target: s.ledgerConnections.orgId, set: values });
+}
+
+/**
+ * A connection's sealed token columns (src/ledger/tokens.ts opens and seals
+ * them; this layer only moves the sealed text).
+ */
+export interface SealedTokenColumns {
+  accessToken: string | null;
+  refreshToken: string | null;
+  accessTokenExpiresAt: Date | null;
+  /** The key id the tokens are sealed under; null: plain tokens from before sealing, or none. */
+  secretsKeyId: string | null;
+}
+
+/** The organisation's sealed token columns, or null without a connection. */
+export async function connectionTokens(db: Db, orgId: string): Promise<SealedTokenColumns | null> {
+  const [row] = await db.select(TOKEN_COLUMNS).from(s.ledgerConnections).where(eq(s.ledgerConnections.orgId, orgId));
+  return row ?? null;
+}
+
+const TOKEN_COLUMNS = {
+  accessToken: s.ledgerConnections.accessToken,
+  refreshToken: s.ledgerConnections.refreshToken,
+  accessTokenExpiresAt: s.ledgerConnections.accessTokenExpiresAt,
+  secretsKeyId: s.ledgerConnections.secretsKeyId,
+};
+
+/**
+ * Reads the organisation's token columns under a row lock (`select … for
+ * update`, in a short transaction of its own) and writes what `change`
+ * returns (null: nothing). A token saved by a sync meanwhile waits for the
+ * lock and is written after: a re-seal never overwrites a newer token.
+ * Resolves with whether the row was found and whether it changed.
+ */
+export async function changeTokensLocked(
+  db: Db,
+  orgId: string,
+  change: (row: SealedTokenColumns) => Partial<SealedTokenColumns> | null,
+): Promise<'changed' | 'unchanged' | 'missing'> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.select(TOKEN_COLUMNS).from(s.ledgerConnections).where(eq(s.ledgerConnections.orgId, orgId)).for('update');
+    if (!row) return 'missing';
+    const patch = change(row);
+    if (!patch) return 'unchanged';
+    await tx.update(s.ledgerConnections).set(patch).where(eq(s.ledgerConnections.orgId, orgId));
+    return 'changed';
+  });
+}
+
+/**
+ * The connections (every organisation: an operator's pass) whose tokens are
+ * not sealed under `keyId`: never sealed (secrets_key_id null) when `keyId`
+ * is null, any other key otherwise; and how many are under it already.
+ */
+export async function connectionsToSeal(db: Db, keyId: string | null): Promise<{ orgIds: string[]; alreadyCurrent: number }> {
+  const c = s.ledgerConnections;
+  const hasTokens = or(isNotNull(c.accessToken), isNotNull(c.refreshToken));
+  const stale = keyId === null ? isNull(c.secretsKeyId) : or(isNull(c.secretsKeyId), ne(c.secretsKeyId, keyId));
+  const list = await db.select({ orgId: c.orgId }).from(c).where(and(hasTokens, stale)).orderBy(c.orgId);
+  const current = keyId === null ? [] : await db.select({ n: count() }).from(c).where(and(hasTokens, eq(c.secretsKeyId, keyId)));
+  return { orgIds: list.map((r) => r.orgId), alreadyCurrent: Number(current[0]?.n ?? 0) };
 }
 
 /** Changes fields of the organisation's ledger connection. */
