@@ -82,6 +82,19 @@ export const configSchema = z.object({
   XERO_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().optional()),
   XERO_API_URL: z.preprocess(emptyAsUndefined, url(/^https?:\/\//, 'http(s)://').default('https://api.xero.com/api.xro/2.0')),
   XERO_IDENTITY_URL: z.preprocess(emptyAsUndefined, url(/^https?:\/\//, 'http(s)://').default('https://identity.xero.com')),
+  /** Xero's login service: the consent page is /identity/connect/authorize under it. */
+  XERO_LOGIN_URL: z.preprocess(emptyAsUndefined, url(/^https?:\/\//, 'http(s)://').default('https://login.xero.com')),
+  /**
+   * The scopes a consent asks for: `granular` (default: Xero's granular read
+   * scopes, which apps created from March 2026 must use), `broad` (the older
+   * apps' accounting.transactions.read and accounting.reports.read), or a
+   * space- or comma-separated list. Read only; offline_access is always added.
+   */
+  XERO_SCOPES: z.preprocess(emptyAsUndefined, z.string().default('granular')),
+  /** The webhook signing key of the Xero app (POST /hooks/xero); unset: webhooks are refused. */
+  XERO_WEBHOOK_KEY: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  /** The address users reach this service at (the web consent's callback, ledgerAlert links); default http://HOST:PORT. */
+  CASHLINE_PUBLIC_URL: z.preprocess(emptyAsUndefined, url(/^https?:\/\/[^/\s]+\/?$/, 'http(s)://host[:port] (no path)').optional()),
 });
 
 export type Config = z.infer<typeof configSchema> & { clock: Clock };
@@ -90,6 +103,13 @@ export type Config = z.infer<typeof configSchema> & { clock: Clock };
 export function llmConfig(c: Pick<Config, 'CASHLINE_LLM_BASE_URL' | 'CASHLINE_LLM_API_KEY' | 'CASHLINE_LLM_MODEL' | 'CASHLINE_LLM_TIMEOUT_MS'>) {
   if (!c.CASHLINE_LLM_BASE_URL || !c.CASHLINE_LLM_MODEL) return null;
   return { baseUrl: c.CASHLINE_LLM_BASE_URL, apiKey: c.CASHLINE_LLM_API_KEY, model: c.CASHLINE_LLM_MODEL, timeoutMs: c.CASHLINE_LLM_TIMEOUT_MS };
+}
+
+/** Where users reach the service: CASHLINE_PUBLIC_URL, or http://HOST:PORT. */
+export function publicUrl(c: Pick<Config, 'CASHLINE_PUBLIC_URL' | 'HOST' | 'PORT'>): string {
+  if (c.CASHLINE_PUBLIC_URL) return c.CASHLINE_PUBLIC_URL.replace(/\/+$/, '');
+  const host = c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST === '0.0.0.0' ? '127.0.0.1' : c.HOST;
+  return `http://${host}:${c.PORT}`;
 }
 
 export class ConfigError extends Error {}

@@ -208,7 +208,7 @@ describe('sealed tokens in the store and the sync (PostgreSQL)', () => {
     expect(stolen.error).toMatch(/CASHLINE_ENCRYPTION_KEY.*reconnect/);
     expect(logged.join('\n')).toMatch(/ledger sync failed/);
     expect(logged.join('\n')).not.toContain(grant.refreshToken);
-    expect(await ledgerAlertFor(db, other, NOW)).toMatchObject({ kind: 'reconnect_required', reason: 'token_unreadable' });
+    expect(await ledgerAlertFor(db, other, NOW, 'http://127.0.0.1:8787')).toMatchObject({ kind: 'reconnect_required', reason: 'token_unreadable' });
 
     const mine = await syncOrganisation(db, orgId, syncOpts(server, { resources: ['Contacts'] }));
     expect(mine.outcome).toBe('ok');

@@ -21,7 +21,7 @@ import { connectLedger, syncOrganisation } from '../src/ledger/sync/sync.js';
 import * as s from '../src/store/schema.js';
 import { createOrg } from '../src/store/tenancy.js';
 import { datasetFromFiles, startXeroServer, type WebhookEvent, type XeroServer, type XeroServerOptions } from '../src/xero-server/server.js';
-import { NOW, syncOpts, xeroServer } from './helpers/ledger.js';
+import { NOW, syncOpts, testKeyring, xeroServer } from './helpers/ledger.js';
 import { SERVER_BIN } from './helpers/net.js';
 import { freshStore, type TestStore } from './helpers/store.js';
 
@@ -387,7 +387,7 @@ describe('writes, a sync that reads them, and signed webhooks', () => {
     // An organisation connected through the code flow, synced once.
     const { orgId } = await createOrg(store.db, { name: 'Writes', now: NOW });
     const g = await connect(server);
-    await connectLedger(store.db, { orgId, tenantId: server.tenantId, refreshToken: g.refresh, now: NOW });
+    await connectLedger(store.db, testKeyring, { orgId, tenantId: server.tenantId, refreshToken: g.refresh, now: NOW });
     const opts = syncOpts(server, { resources: ['Accounts', 'Contacts', 'Invoices', 'Payments'], client: { perMinute: 10_000 } });
     expect((await syncOrganisation(store.db, orgId, opts)).outcome).toBe('ok');
 

@@ -28,13 +28,14 @@ import { compression } from './compression.js';
 import { etagging } from './etag.js';
 import { KeyCache } from './key-cache.js';
 import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
+import { type Config, publicUrl } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import { SqlLimiter } from '../store/usage.js';
 import { authenticate, requireScope, tenancy } from './auth.js';
 import { countBurst, limits } from './admission.js';
-import type { ApiApp, AppEnv, Deps } from './context.js';
+import type { ApiApp, AppEnv, ConsentFlow, Deps } from './context.js';
+import { registerLedgerWeb } from './routes/ledger-web.js';
 import { registerDocs } from './docs.js';
 import { envelope } from './envelope.js';
 import { ApiError, badRequest, errorResponse, type ErrorBody } from './errors.js';
@@ -60,6 +61,12 @@ export interface AppOptions {
   extraRoutes?: (app: ApiApp) => void;
   /** The process's key cache (startServer's, which hears of revocations); default: one of its own, bounded by its time-to-live alone. */
   keys?: KeyCache;
+  /** Where users reach the service (default CASHLINE_PUBLIC_URL or http://HOST:PORT; startServer: the address it listens on when CASHLINE_PUBLIC_URL is unset). */
+  publicUrl?: () => string;
+  /** The web consent's ledger side (absent: /connect/xero says the ledger is not configured). */
+  consent?: ConsentFlow;
+  /** Called with the organisations a verified Xero webhook named, after their sync was requested in the store. */
+  onLedgerChanged?: (orgIds: string[]) => void;
 }
 
 /** The methods every path answers (`Allow` on OPTIONS and 405). */
@@ -84,6 +91,9 @@ export function createApp(opts: AppOptions): ApiApp {
     limiter: opts.limiter ?? new SqlLimiter(opts.store.db),
     cursorSecret: opts.config.CASHLINE_CURSOR_SECRET ?? randomBytes(32).toString('hex'),
     keys: opts.keys ?? new KeyCache(opts.config.CASHLINE_KEY_CACHE_SECONDS * 1000),
+    publicUrl: opts.publicUrl ?? (() => publicUrl(opts.config)),
+    consent: opts.consent,
+    onLedgerChanged: opts.onLedgerChanged,
   };
 
   const app = new OpenAPIHono<AppEnv>({
@@ -123,6 +133,8 @@ export function createApp(opts: AppOptions): ApiApp {
     );
   }
   app.use(`${AGENT_PREFIX}/*`, observe);
+  // The ledger's web pages and webhook (POST), before the agent API's read-only method guard.
+  registerLedgerWeb(app);
   app.use('*', async (c, next) => {
     const method = c.req.method;
     // HEAD is a GET without its body (Hono dispatches it as GET and drops the body): same pipeline, status, headers and charge.

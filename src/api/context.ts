@@ -21,6 +21,28 @@ export interface Deps {
   cursorSecret: string;
   /** Verified keys kept in process (key-cache.ts). */
   keys: KeyCache;
+  /** Where users reach the service (CASHLINE_PUBLIC_URL, else http://HOST:PORT): ledgerAlert links. */
+  publicUrl: () => string;
+  /** The web consent (GET /connect/xero), when the ledger is configured; wired by src/server (the API never talks to Xero itself). */
+  consent?: ConsentFlow | undefined;
+  /** Told which organisations a verified Xero webhook named (the serving process syncs them promptly); the store's request for a sync is made first. */
+  onLedgerChanged?: ((orgIds: string[]) => void) | undefined;
+}
+
+/** A step of the web consent, as the pages show it. */
+export type ConsentAnswer =
+  | { status: 'redirect'; url: string; state: string }
+  | { status: 'connected'; orgId: string; tenantId: string; tenantName: string; scopes: string[] }
+  | { status: 'choose'; orgId: string; state: string; tenants: { tenantId: string; tenantName: string }[] }
+  /** `kind` as the ledger side names it (bad_link, state_mismatch, access_denied, invalid_grant, …). */
+  | { status: 'error'; kind: string; message: string };
+
+/** The ledger side of the web consent (src/ledger/consent.ts, wired in src/server). */
+export interface ConsentFlow {
+  /** `publicUrl`: where this service is reached (the callback is /connect/xero/callback under it). */
+  begin(q: { org?: string | undefined; expires?: string | undefined; sig?: string | undefined; tenant?: string | undefined }, publicUrl: string): Promise<ConsentAnswer>;
+  finish(q: { state: string; code?: string | undefined; error?: string | undefined }): Promise<ConsentAnswer>;
+  choose(q: { state: string; tenantId: string }): Promise<ConsentAnswer>;
 }
 
 export type { BillingRow, OrgRow };

@@ -13,7 +13,8 @@ import { CREDIT_WINDOW_MS, planCredits, SUBSCRIPTION_STATUSES, type Usage } from
 
 
 export const BILLING_URL = 'https://app.cashline.example/settings/billing';
-export const LEDGER_URL = 'https://app.cashline.example/settings/ledger';
+/** Where a ledger alert sends the user: the organisation's web consent at the service's public address (docs/sync.md "Connect your Xero"). */
+export const connectUrl = (publicUrl: string, orgId: string) => `${publicUrl}/connect/xero?org=${encodeURIComponent(orgId)}`;
 const DAY_MS = 86_400_000;
 
 /** The plan name reported for a partner key that names no organisation. */
@@ -70,14 +71,25 @@ const TOKEN_REASONS: Record<string, 'token_expired' | 'token_revoked' | 'token_u
 const SERVICE_ISSUE_MAX_AGE_MS = 12 * 60 * 60 * 1000;
 
 /** ledgerAlert from the organisation's ledger connection (undefined when healthy). */
-export async function ledgerAlertFor(db: Db, orgId: string, now: Date): Promise<LedgerAlert | undefined> {
-  return ledgerAlertFrom(await ledgerConnection(db, orgId), now);
+export async function ledgerAlertFor(db: Db, orgId: string, now: Date, publicUrl: string): Promise<LedgerAlert | undefined> {
+  return ledgerAlertFrom(await ledgerConnection(db, orgId), now, connectUrl(publicUrl, orgId));
 }
 
 export function ledgerAlertFrom(
-  conn: { tokenState: string; breakerState: string; lastSuccessfulSync: Date | null; lastErrorAt: Date | null; consecutiveFailures?: number } | null,
+  conn: {
+    tokenState: string;
+    breakerState: string;
+    lastSuccessfulSync: Date | null;
+    lastErrorAt: Date | null;
+    consecutiveFailures?: number;
+    disconnectedAt?: Date | null;
+    unavailable?: unknown;
+  } | null,
   now: Date,
+  /** The organisation's web consent (connectUrl). */
+  url: string,
 ): LedgerAlert | undefined {
+  const LEDGER_URL = url;
   if (!conn) {
     return {
       severity: 'warn',
@@ -89,6 +101,16 @@ export function ledgerAlertFrom(
     };
   }
   const last = conn.lastSuccessfulSync ? conn.lastSuccessfulSync.toISOString() : null;
+  if (conn.tokenState === 'disconnected' || conn.disconnectedAt) {
+    return {
+      severity: 'warn',
+      kind: 'no_connection',
+      reason: 'disconnected',
+      message: `The Xero connection was removed${conn.disconnectedAt ? ` on ${conn.disconnectedAt.toISOString().slice(0, 10)}` : ''}; figures are those of the last sync${last ? ` (${last})` : ''} and will not update.`,
+      lastSuccessfulSync: last,
+      cta: { label: 'Connect Xero', url: LEDGER_URL },
+    };
+  }
   // token_state: ok | expired | revoked | unreadable (sealed tokens that no held key opens: altered or moved; src/ledger/seal.ts).
   const badToken = TOKEN_REASONS[conn.tokenState];
   if (badToken || conn.breakerState === 'open') {
@@ -144,7 +166,28 @@ export function ledgerAlertFrom(
       cta: { label: 'Check ledger status', url: LEDGER_URL },
     };
   }
+  const unavailable = unavailableResources(conn.unavailable);
+  if (unavailable.length) {
+    const what = unavailable.map((u) => `${u.resource} (${u.reason === 'scope_not_granted' ? `scope ${u.scope} not granted` : 'Xero does not let this app call it'})`).join(', ');
+    const affects = unavailable.map((u) => u.affects).filter(Boolean);
+    return {
+      severity: 'warn',
+      kind: 'service_issue',
+      reason: 'resource_unavailable',
+      message: `The ledger syncs, but Cashline may not read ${what}${affects.length ? `: ${affects.join('; ')}` : ''}. Everything else is up to date; reconnect granting the scope to read it.`,
+      lastSuccessfulSync: last,
+      cta: { label: 'Reconnect Xero', url: LEDGER_URL },
+    };
+  }
   return undefined;
+}
+
+/** The connection's `unavailable` column, read defensively: [{ resource, scope, reason, affects }]. */
+function unavailableResources(v: unknown): { resource: string; scope: string; reason: string; affects: string }[] {
+  if (!Array.isArray(v)) return [];
+  return v
+    .filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null && typeof (x as { resource?: unknown }).resource === 'string')
+    .map((x) => ({ resource: String(x.resource), scope: String(x.scope ?? ''), reason: String(x.reason ?? ''), affects: String(x.affects ?? '') }));
 }
 
 /** The legacy per-organisation daily bucket's size: the plan's 5-hour credits x 24/5. */
@@ -161,10 +204,10 @@ export function nextUtcMidnight(now: Date): Date {
 }
 
 /** The envelope of a request whose tenancy is resolved; `usage` after this call's credit (if any). */
-export async function buildEnvelope(db: Db, auth: AuthContext, usage: Usage | null, now: Date): Promise<Envelope> {
+export async function buildEnvelope(db: Db, auth: AuthContext, usage: Usage | null, now: Date, publicUrl: string): Promise<Envelope> {
   const resetAt = nextUtcMidnight(now);
   const facts = auth.org ? await orgFacts(db, auth.org.id, utcMidnight(now)) : null;
-  const ledgerAlert = facts ? ledgerAlertFrom(facts.connection, now) : undefined;
+  const ledgerAlert = facts && auth.org ? ledgerAlertFrom(facts.connection, now, connectUrl(publicUrl, auth.org.id)) : undefined;
   if (!auth.org || !auth.billing) {
     // No billing account behind the request: nothing is metered (docs/api.md).
     return {
@@ -196,7 +239,7 @@ const withLedger = (ledgerAlert: LedgerAlert | undefined) => (ledgerAlert ? { le
  */
 export const envelope: MiddlewareHandler<AppEnv> = async (c, next) => {
   const deps = c.get('deps');
-  const env = await buildEnvelope(deps.store.db, c.get('auth'), c.get('usage'), deps.clock.now());
+  const env = await buildEnvelope(deps.store.db, c.get('auth'), c.get('usage'), deps.clock.now(), deps.publicUrl());
   c.set('envelope', env);
   await next();
 

@@ -36,7 +36,9 @@ export interface ServerOptions extends AppOptions {
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Verified keys kept in process; a revocation anywhere drops them here (docs/api.md#key-cache), heard once the server listens.
   const keys = new KeyCache(opts.config.CASHLINE_KEY_CACHE_SECONDS * 1000);
-  const app = createApp({ ...opts, keys });
+  // Users reach the service at CASHLINE_PUBLIC_URL, or at the address it listens on (known once it listens: port 0 picks one).
+  let listening = '';
+  const app = createApp({ ...opts, keys, publicUrl: opts.publicUrl ?? (() => opts.config.CASHLINE_PUBLIC_URL?.replace(/\/+$/, '') ?? listening) });
   let inFlight = 0;
   let closing: Promise<void> | null = null;
   const server = await new Promise<Server>((resolve, reject) => {
@@ -105,6 +107,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   const port = (server.address() as AddressInfo).port;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  listening = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const drainMs = opts.drainMs ?? 10_000;
 
   const close = () =>

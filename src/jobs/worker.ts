@@ -65,11 +65,12 @@ export async function workerTick(o: WorkerOptions): Promise<TickReport> {
   };
 
   if (wants('sync') && o.ledger) {
-    for (const orgId of await connectionsDue(o.db, now, o.syncEveryMs)) {
+    for (const { orgId, requested } of await connectionsDue(o.db, now, o.syncEveryMs)) {
       try {
-        // The bucket's claim (lease renewed every page, taken over if this worker dies), and the
-        // organisation's sync lock, shared with the operator's `cashline-server sync`.
-        const claimInput = { job: 'sync', orgId, slot: syncSlot(now, o.syncEveryMs), owner, leaseMs: 5 * 60_000 };
+        // The bucket's claim (lease renewed every page, taken over if this worker dies), or the webhook request's, and the
+        // organisation's sync lock, shared with the operator's `cashline-server sync` and the webhook's prompt sync.
+        const slot = requested ? `webhook:${requested.toISOString()}` : syncSlot(now, o.syncEveryMs);
+        const claimInput = { job: 'sync', orgId, slot, owner, leaseMs: 5 * 60_000 };
         const r = await withClaim(o.db, claimInput, async (heartbeat) =>
           withSessionLock(o.pool, syncLockKey(orgId), () =>
             syncOrganisation(o.db, orgId, { ...o.ledger!, ...o.sync, now: () => o.clock.now(), heartbeat, log: (l, m, x) => o.log?.(l, m, x) }),

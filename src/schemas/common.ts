@@ -66,7 +66,18 @@ export const BillingAlert = z
 export type BillingAlert = z.infer<typeof BillingAlert>;
 
 /** Why a ledgerAlert is raised (docs/sync.md#ledger-alerts). */
-export const LEDGER_ALERT_REASONS = ['not_connected', 'token_expired', 'token_revoked', 'token_unreadable', 'breaker_open', 'sync_failing', 'never_synced', 'stale'] as const;
+export const LEDGER_ALERT_REASONS = [
+  'not_connected',
+  'disconnected',
+  'token_expired',
+  'token_revoked',
+  'token_unreadable',
+  'breaker_open',
+  'sync_failing',
+  'never_synced',
+  'stale',
+  'resource_unavailable',
+] as const;
 
 export const LedgerAlert = z
   .object({
@@ -77,7 +88,7 @@ export const LedgerAlert = z
     }),
     reason: z.enum(LEDGER_ALERT_REASONS).openapi({
       description:
-        'Why the alert is raised (an addition to the spec\'s kind, which keeps its three values): not_connected (no_connection); token_expired, token_revoked, token_unreadable (the stored tokens no longer decrypt: altered or moved), breaker_open (reconnect_required); sync_failing (the last run failed; retrying), never_synced (connected, no sync has completed yet), stale (no error, but the last successful sync is more than 12 hours old) (service_issue).',
+        'Why the alert is raised (an addition to the spec\'s kind, which keeps its three values): not_connected, disconnected (the connection was removed with `ledger disconnect`; the books are those of the last sync) (no_connection); token_expired, token_revoked, token_unreadable (the stored tokens no longer decrypt: altered or moved), breaker_open (reconnect_required); sync_failing (the last run failed; retrying), never_synced (connected, no sync has completed yet), stale (no error, but the last successful sync is more than 12 hours old), resource_unavailable (the sync works but Xero lets Cashline read not everything: a scope not granted, or an endpoint such as Journals that Xero keeps for other apps; the message names it and what it costs) (service_issue). cta.url is the organisation\'s web consent at the service\'s public address (CASHLINE_PUBLIC_URL).',
     }),
     message: z.string().openapi({ description: 'What to tell the user, in plain words.' }),
     lastSuccessfulSync: DateTime.nullable().openapi({ description: 'When the ledger was last synced successfully; null if never.' }),

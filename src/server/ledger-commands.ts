@@ -9,7 +9,13 @@ import { recomputeForecast } from '../jobs/forecast.js';
 import { recalibrate } from '../jobs/calibration.js';
 import { generateDailyBrief } from '../jobs/brief.js';
 import { syncLockKey, withSessionLock } from '../store/claims.js';
-import { llmConfig } from '../config.js';
+import { llmConfig, publicUrl } from '../config.js';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline/promises';
+import { connectByConsent, connectLink, disconnectLedger } from '../ledger/consent.js';
+import { ConsentError, oauthEndpoint, pickTenant, type TenantConnection } from '../ledger/oauth.js';
+import { DEFAULT_LOOPBACK_PORT } from '../ledger/loopback.js';
+import { SealError } from '../ledger/seal.js';
 import { connectLedger, ledgerEndpoint, SyncError, syncOrganisation } from '../ledger/sync/sync.js';
 import { ledgerAlertFor } from '../api/envelope.js';
 import { ledgerConnection } from '../store/queries/connections.js';
@@ -19,6 +25,8 @@ export function ledgerCommands(program: Command, io: Io): void {
   syncCommand(program, io);
   const ledger = program.command('ledger').description("the organisation's ledger connection");
   connectCommand(ledger, io);
+  disconnectCommand(ledger, io);
+  linkCommand(ledger, io);
   statusCommand(ledger, io);
 }
 
@@ -98,7 +106,7 @@ async function runSync(ctx: CommandContext, opts: { org: string; pageSize?: numb
       }),
     );
     if (!r) throw new OperatorError(`a sync of organisation ${opts.org} is already running in another process`);
-    const alert = await ledgerAlertFor(store.db, opts.org, ctx.config.clock.now());
+    const alert = await ledgerAlertFor(store.db, opts.org, ctx.config.clock.now(), publicUrl(ctx.config));
     const out = { ...r.value, ...(alert ? { ledgerAlert: alert } : {}) };
     if (r.value.outcome !== 'ok') {
       process.exitCode = 1;
@@ -113,21 +121,143 @@ async function runSync(ctx: CommandContext, opts: { org: string; pageSize?: numb
   }
 }
 
-/** `ledger connect`: store the connection after the OAuth consent. */
+/** The consent's endpoint and the keyring from the configuration, or an operator error naming what is missing. */
+function consentSetup(ctx: CommandContext) {
+  try {
+    return { ep: oauthEndpoint(ctx.config), keyring: requireKeyring(ctx) };
+  } catch (err) {
+    if (err instanceof ConsentError || err instanceof SealError) throw new OperatorError(err.message);
+    throw err;
+  }
+}
+
+/** Runs a consent step, turning its refusals (and a key that cannot seal) into operator errors (exit 1). */
+async function consentStep<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ConsentError || err instanceof SealError) throw new OperatorError(err.message);
+    throw err;
+  }
+}
+
+/**
+ * `ledger connect`: the OAuth consent in the browser (authorisation code with
+ * PKCE, answer on a loopback address), the tenant picked, the tokens sealed.
+ * With --tenant-id and --refresh-token: stores a connection made elsewhere.
+ */
 function connectCommand(ledger: Command, io: Io): void {
   ledger
     .command('connect')
-    .description('store the ledger connection of an organisation after the OAuth consent (tenant id and refresh token, sealed with CASHLINE_ENCRYPTION_KEY); the next sync refreshes the access token')
+    .description("connect the organisation's Xero: opens Xero's consent page in the browser, receives the answer on a loopback address, stores the connection (tokens sealed); prints JSON")
     .requiredOption('--org <id>', 'organisation id')
-    .requiredOption('--tenant-id <id>', 'Xero tenant (organisation) id')
-    .requiredOption('--refresh-token <token>', 'the refresh token of the consent')
+    .option('--tenant <name-or-id>', 'the Xero organisation to connect when the consent authorises several (otherwise asked, or an error listing them)')
+    .option('--no-browser', 'do not open a browser: print the consent address alone on one line of stderr')
+    .option('--port <n>', `loopback port of the redirect address http://localhost:PORT/callback, as registered at Xero (default ${DEFAULT_LOOPBACK_PORT}; 0: any free port)`, intArg('--port', 0, 65535))
+    .option('--timeout <seconds>', 'how long to wait for the consent (default 300)', intArg('--timeout', 5, 3600))
+    .option('--tenant-id <id>', 'without consent: the Xero tenant id of a connection made elsewhere (with --refresh-token)')
+    .option('--refresh-token <token>', 'without consent: the refresh token of a connection made elsewhere (with --tenant-id)')
     .action(
-      action(io, async (ctx, opts: { org: string; tenantId: string; refreshToken: string }) => {
+      action(io, async (ctx, opts: { org: string; tenant?: string; browser: boolean; port?: number; timeout?: number; tenantId?: string; refreshToken?: string }) => {
         const store = await ctx.orgStore(opts.org);
-        const keyring = requireKeyring(ctx);
+        if (opts.refreshToken || opts.tenantId) {
+          if (!opts.refreshToken || !opts.tenantId) throw new OperatorError('--tenant-id and --refresh-token go together (or neither, for the consent in the browser)');
+          const keyring = requireKeyring(ctx);
+          await sealTokensAtStart(ctx, store, stderrLog(ctx.io));
+          await consentStep(() => connectLedger(store.db, keyring, { orgId: opts.org, tenantId: opts.tenantId!, refreshToken: opts.refreshToken!, now: ctx.config.clock.now() }));
+          return { orgId: opts.org, tenantId: opts.tenantId, connected: true };
+        }
+        const { ep, keyring } = consentSetup(ctx);
         await sealTokensAtStart(ctx, store, stderrLog(ctx.io));
-        await connectLedger(store.db, keyring, { orgId: opts.org, tenantId: opts.tenantId, refreshToken: opts.refreshToken, now: ctx.config.clock.now() });
-        return { orgId: opts.org, tenantId: opts.tenantId, connected: true };
+        const interactive = !io.sharedStore && process.stdin.isTTY === true && process.stderr.isTTY === true;
+        return consentStep(() =>
+          connectByConsent(store.db, ep, keyring, {
+            orgId: opts.org,
+            tenant: opts.tenant,
+            port: opts.port ?? DEFAULT_LOOPBACK_PORT,
+            timeoutMs: (opts.timeout ?? 300) * 1000,
+            now: () => ctx.config.clock.now(),
+            announce: (url) => {
+              if (!opts.browser) return io.stderr(`${url}\n`);
+              io.stderr(`ledger connect: opening Xero's consent page in your browser; if it does not open, visit:\n${url}\n`);
+              openBrowser(url);
+            },
+            ...(interactive ? { ask: (tenants: TenantConnection[]) => askTenant(io, tenants) } : {}),
+          }),
+        );
+      }),
+    );
+}
+
+/** Opens the address in the user's browser (best effort: the address is printed as well). */
+function openBrowser(url: string): void {
+  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(cmd, args, { detached: true, stdio: 'ignore' });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    /* the printed address is the fallback */
+  }
+}
+
+/** Asks on the terminal which of several authorised tenants to connect. */
+async function askTenant(io: Io, tenants: TenantConnection[]): Promise<TenantConnection> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    io.stderr('The consent authorised several Xero organisations:\n');
+    tenants.forEach((t, i) => io.stderr(`  ${i + 1}. ${t.tenantName} (${t.tenantId})\n`));
+    for (;;) {
+      const a = (await rl.question(`Which one should Cashline read? [1-${tenants.length}] `)).trim();
+      const n = Number(a);
+      if (Number.isInteger(n) && n >= 1 && n <= tenants.length) return tenants[n - 1]!;
+      const byName = pickTenantOrNull(tenants, a);
+      if (byName) return byName;
+    }
+  } finally {
+    rl.close();
+  }
+}
+
+function pickTenantOrNull(tenants: TenantConnection[], wanted: string): TenantConnection | null {
+  try {
+    return wanted ? pickTenant(tenants, wanted) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `ledger disconnect`: removes the connection at Xero, revokes the refresh token, deletes the stored tokens; the books stay. */
+function disconnectCommand(ledger: Command, io: Io): void {
+  ledger
+    .command('disconnect')
+    .description("disconnect the organisation's Xero: removes the tenant connection at Xero, revokes the refresh token and deletes the stored tokens; the stored books stay, marked no longer updating")
+    .requiredOption('--org <id>', 'organisation id')
+    .action(
+      action(io, async (ctx, opts: { org: string }) => {
+        const store = await ctx.orgStore(opts.org);
+        const { ep, keyring } = consentSetup(ctx);
+        const r = await consentStep(() => disconnectLedger(store.db, ep, keyring, opts.org, ctx.config.clock.now()));
+        for (const w of r.warnings) io.stderr(`ledger disconnect: ${w}\n`);
+        return r;
+      }),
+    );
+}
+
+/** `ledger link`: a short-lived signed link to the web consent (for the organisation's owner). */
+function linkCommand(ledger: Command, io: Io): void {
+  ledger
+    .command('link')
+    .description("print a short-lived signed link to connect the organisation's Xero on the web (GET /connect/xero at CASHLINE_PUBLIC_URL)")
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--tenant <name-or-id>', 'the Xero organisation to connect if the consent authorises several')
+    .option('--minutes <n>', 'how long the link stays valid (default 60)', intArg('--minutes', 1, 7 * 24 * 60))
+    .action(
+      action(io, async (ctx, opts: { org: string; tenant?: string; minutes?: number }) => {
+        await ctx.orgStore(opts.org);
+        const keyring = requireKeyring(ctx);
+        const link = await consentStep(async () => connectLink(keyring, publicUrl(ctx.config), opts.org, ctx.config.clock.now(), (opts.minutes ?? 60) * 60_000, opts.tenant));
+        return { orgId: opts.org, ...link };
       }),
     );
 }
@@ -142,13 +272,19 @@ function statusCommand(ledger: Command, io: Io): void {
       action(io, async (ctx, opts: { org: string }) => {
         const store = await ctx.orgStore(opts.org);
         const c = await ledgerConnection(store.db, opts.org);
-        const alert = await ledgerAlertFor(store.db, opts.org, ctx.config.clock.now());
+        const alert = await ledgerAlertFor(store.db, opts.org, ctx.config.clock.now(), publicUrl(ctx.config));
         return {
           orgId: opts.org,
           connected: Boolean(c),
           ...(c
             ? {
                 tenantId: c.tenantId,
+                tenantName: c.tenantName,
+                connectionId: c.connectionId,
+                scopes: c.scopes ? c.scopes.split(' ') : null,
+                unavailable: c.unavailable,
+                disconnectedAt: c.disconnectedAt?.toISOString() ?? null,
+                syncRequestedAt: c.syncRequestedAt?.toISOString() ?? null,
                 tokenState: c.tokenState,
                 breakerState: c.breakerState,
                 consecutiveFailures: c.consecutiveFailures,

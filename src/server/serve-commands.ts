@@ -2,25 +2,52 @@
 import type { Command } from 'commander';
 import { action, type CommandContext, type Io, KEEP_RUNNING, OperatorError, sealTokensAtStart } from './action.js';
 import { closeOnSignals, startServer } from '../api/server.js';
-import { createLogger } from '../log.js';
 import { RedisLimiter } from '../store/redis-usage.js';
 import { progressPrinter } from './progress.js';
 import { setupDemo } from './demo.js';
 import { startWorkerLoop } from '../jobs/worker.js';
 import { llmConfig } from '../config.js';
-import { ledgerEndpoint } from '../ledger/sync/sync.js';
 import { SealError } from '../ledger/seal.js';
+import { type LedgerEndpoint, ledgerEndpoint, type SyncResult } from '../ledger/sync/sync.js';
+import type { OAuthEndpoint } from '../ledger/oauth.js';
+import { createLogger, type Logger } from '../log.js';
+import { consentFlow, webhookSyncs } from './ledger-web.js';
 import { startDemoLedger } from './demo-ledger.js';
 import { startOpsSocket } from './ops-socket.js';
 
+/** The XERO_* ledger endpoint, or null when syncing is not configured (said once in the log). */
+function configuredLedger(ctx: CommandContext, logger: Logger): LedgerEndpoint | null {
+  try {
+    return ledgerEndpoint(ctx.config);
+  } catch {
+    logger.info('ledger sync not configured (XERO_CLIENT_ID/XERO_CLIENT_SECRET unset): this process does not sync');
+    return null;
+  }
+}
+
+export interface ServeOptions {
+  host?: string;
+  port?: number;
+  /** The ledger to sync from (demo --ledger's server); default the XERO_* configuration. */
+  ledger?: LedgerEndpoint | null;
+  /** The web consent's Xero (demo --ledger's server); default the XERO_* configuration. */
+  oauth?: OAuthEndpoint;
+  /** After each sync a webhook asked for (the demo's banner). */
+  onWebhookSync?: (r: SyncResult) => void;
+}
+
 /** Starts the API on the context's store and keeps the process serving until SIGTERM/SIGINT. */
-export async function serveApi(ctx: CommandContext, opts: { host?: string; port?: number } = {}) {
+export async function serveApi(ctx: CommandContext, opts: ServeOptions = {}) {
   const store = await ctx.store();
   const logger = createLogger(ctx.config);
   // Plain tokens of rows from before sealing are sealed now (without a key: a warning; the API touches no token).
   await sealTokensAtStart(ctx, store, (level, msg) => logger[level](msg));
   // Counters: Redis when REDIS_URL is set (shared by every instance), else the SQL store.
   const limiter = ctx.config.REDIS_URL ? new RedisLimiter(ctx.config.REDIS_URL) : undefined;
+  // The ledger's web side: the consent pages, and the prompt sync of what a Xero webhook names.
+  const ledger = opts.ledger === undefined ? configuredLedger(ctx, logger) : opts.ledger;
+  const trigger = webhookSyncs(ctx.config, store, logger, ledger, opts.onWebhookSync);
+  const consent = consentFlow(ctx.config, store, logger, opts.oauth);
   const server = await startServer({
     store,
     config: ctx.config,
@@ -28,6 +55,8 @@ export async function serveApi(ctx: CommandContext, opts: { host?: string; port?
     host: opts.host ?? ctx.config.HOST,
     port: opts.port ?? ctx.config.PORT,
     ...(limiter ? { limiter } : {}),
+    ...(consent ? { consent } : {}),
+    ...(trigger ? { onLedgerChanged: (orgIds: string[]) => trigger.request(orgIds) } : {}),
   });
   // On the embedded store, operations commands on this data folder run here (ops-socket.ts).
   const program = ctx.io.program;
@@ -35,6 +64,7 @@ export async function serveApi(ctx: CommandContext, opts: { host?: string; port?
   closeOnSignals(
     server,
     async () => {
+      await trigger?.close();
       await opsSocket?.close();
       await limiter?.close();
       await store.close();
@@ -70,11 +100,27 @@ function demoCommand(program: Command, io: Io): void {
         // The organisation the ledger sync created in this run is new too.
         const created = ledger?.created ? [ledger.synced.orgId] : [];
         const demo = await setupDemo(store.db, ctx.config.clock.now(), progressPrinter(io, 'demo'), { llm: llmConfig(ctx.config), created });
-        const server = await serveApi(ctx, opts);
+        // With --ledger the API also takes the demo server's webhooks (signed with its key) and its web consent.
+        const waiting = new Map<string, (r: SyncResult) => void>();
+        const served = ledger ? { ...ctx, config: { ...ctx.config, XERO_WEBHOOK_KEY: ledger.webhookKey } } : ctx;
+        const server = await serveApi(served, {
+          ...(opts.host ? { host: opts.host } : {}),
+          ...(opts.port !== undefined ? { port: opts.port } : {}),
+          ...(ledger ? { ledger: ledger.config, oauth: ledger.oauth, onWebhookSync: (r: SyncResult) => waiting.get(r.orgId)?.(r) } : {}),
+        });
         // The workers run in the demo process (nightly baselines and forecast, the daily brief,
         // and with --ledger the sync), so the demo stays fresh while it serves.
         await startWorkers(ctx, ledger?.config);
         if (ledger) for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void ledger.close());
+        // A change made on the ledger side, arriving by webhook.
+        let webhook: Awaited<ReturnType<NonNullable<typeof ledger>['showWebhook']>> | null = null;
+        if (ledger) {
+          try {
+            webhook = await ledger.showWebhook(server.url, (orgId) => new Promise((resolve) => waiting.set(orgId, resolve)));
+          } catch (err) {
+            io.stderr(`demo ledger: ${(err as Error).message}\n`);
+          }
+        }
         const banner = {
           baseUrl: server.url,
           store: store.kind,
@@ -82,7 +128,7 @@ function demoCommand(program: Command, io: Io): void {
           orgs: demo.orgs,
           partnerId: demo.partnerId,
           keys: demo.keys,
-          ...(ledger ? { ledger: { xeroApiUrl: ledger.apiUrl, synced: ledger.synced } } : {}),
+          ...(ledger ? { ledger: { xeroApiUrl: ledger.apiUrl, connected: ledger.connected, synced: ledger.synced, webhook } } : {}),
         };
         io.stdout(`${JSON.stringify(banner)}\n`);
         io.stderr(
@@ -95,6 +141,12 @@ function demoCommand(program: Command, io: Io): void {
             `  try: curl -s -H "Authorization: Bearer ${demo.keys.full}" ${server.url}/api/agent/status`,
             `  API reference: ${server.url}/api/agent/docs`,
             `  workers running in this process: nightly baselines and forecast, the daily brief${ledger ? ', ledger sync' : ''}`,
+            ...(ledger && webhook
+              ? [
+                  `  ledger: ${ledger.connected.tenantName} connected through consent (${ledger.connected.scopes.length} scopes), synced in ${ledger.synced.durationMs} ms`,
+                  `  webhook: invoice ${webhook.invoiceNumber} paid in the ledger (${webhook.paid}) arrived and synced in ${webhook.arrivedInMs} ms`,
+                ]
+              : []),
             '',
           ].join('\n'),
         );

@@ -491,7 +491,37 @@ export const ledgerConnections = pgTable('ledger_connections', {
   lastErrorAt: ts('last_error_at'),
   lastError: text('last_error'),
   createdAt: ts('created_at').notNull().defaultNow(),
-});
+  /** Xero's id of the tenant connection (DELETE /connections/{id} on disconnect). */
+  connectionId: text('connection_id'),
+  tenantName: text('tenant_name'),
+  /** The scopes the consent granted, space-separated (null: connected before consent was part of the service). */
+  scopes: text('scopes'),
+  /** Resources the app may not read, from the last sync: [{ resource, scope, reason }]. */
+  unavailable: jsonb('unavailable').notNull().default(sql`'[]'::jsonb`),
+  /** A webhook asked for a sync at this time (a worker syncs when it is after the last attempt). */
+  syncRequestedAt: ts('sync_requested_at'),
+  /** `ledger disconnect`: tokens deleted, the books kept, no longer updating. */
+  disconnectedAt: ts('disconnected_at'),
+}, (t) => [index('ledger_connections_tenant_idx').on(t.tenantId)]);
+
+/** A consent under way on the web (GET /connect/xero): one use, expiring. */
+export const ledgerConsents = pgTable(
+  'ledger_consents',
+  {
+    orgId: text('org_id').notNull().references(() => organisations.id),
+    state: text('state').notNull(),
+    /** The PKCE code verifier, sealed. */
+    verifier: text('verifier').notNull(),
+    redirectUri: text('redirect_uri').notNull(),
+    tenantHint: text('tenant_hint'),
+    /** Once Xero answered with several organisations: the tokens (sealed JSON) and the organisations to choose from. */
+    tokens: text('tokens'),
+    tenants: jsonb('tenants'),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.state] })],
+);
 
 /** Incremental-sync watermark per resource (If-Modified-Since). */
 export const syncWatermarks = pgTable(

@@ -124,6 +124,8 @@ export interface XeroServer {
   connections(): LiveConnection[];
   /** Whether a refresh token this server issued is revoked (throws for a token it never issued). */
   isRevoked(refreshToken: string): boolean;
+  /** Points the webhook at a receiver started after this server (its address was not known yet), or stops it (null). */
+  setWebhook(w: WebhookConfig | null): void;
   /** The webhook batches posted so far and the receiver's answers. */
   webhookDeliveries(): WebhookDelivery[];
   /** Xero's intent-to-receive check of the webhook receiver (needs the `webhook` option). */
@@ -179,7 +181,11 @@ export async function startXeroServer(opts: XeroServerOptions): Promise<XeroServ
   await new Promise<void>((r) => server.listen(opts.port ?? 0, host, r));
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
   const apiUrl = `${base}/api.xro/2.0`;
-  if (opts.webhook) state.webhooks = new WebhookSender(opts.webhook, apiUrl);
+  const setWebhook = (w: WebhookConfig | null) => {
+    state.webhooks?.close();
+    state.webhooks = w ? new WebhookSender(w, apiUrl) : null;
+  };
+  if (opts.webhook) setWebhook(opts.webhook);
   const close = async () => {
     state.webhooks?.close();
     for (const res of state.stalled) res.destroy();
@@ -193,11 +199,11 @@ export async function startXeroServer(opts: XeroServerOptions): Promise<XeroServ
     ttlS: WRITE_TOKEN_TTL_S,
     longLived: true,
   }).tokens.accessToken;
-  return { url: base, apiUrl, identityUrl: base, loginUrl: base, connectionsUrl: `${base}/connections`, writeToken, ...controls(state), close };
+  return { url: base, apiUrl, identityUrl: base, loginUrl: base, connectionsUrl: `${base}/connections`, writeToken, setWebhook, ...controls(state), close };
 }
 
 /** What a test or the demo does to a running server, besides closing it. */
-function controls(state: XeroState): Omit<XeroServer, 'url' | 'apiUrl' | 'identityUrl' | 'loginUrl' | 'connectionsUrl' | 'writeToken' | 'close'> {
+function controls(state: XeroState): Omit<XeroServer, 'url' | 'apiUrl' | 'identityUrl' | 'loginUrl' | 'connectionsUrl' | 'writeToken' | 'setWebhook' | 'close'> {
   const { tokens, faults, data } = state;
   return {
     tenantId: data.tenantId,

@@ -16,10 +16,10 @@ import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { z } from '@hono/zod-openapi';
 import { ManualClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import { hc } from 'hono/client';
-import { startServer, type RunningServer } from '../../src/api/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/api/server.js';
 import type { AgentApp } from '../../src/api/routes/index.js';
 import type { ApiApp } from '../../src/api/context.js';
 import { notFound } from '../../src/api/errors.js';
@@ -71,6 +71,8 @@ export interface TestApi {
   store: TestStore;
   clock: ManualClock;
   server: RunningServer;
+  config: Config;
+  logger: Logger;
   /** The access-log lines (parsed JSON), when started with `captureLogs`. */
   logs: Record<string, unknown>[];
   /** The raw log output, when started with `captureLogs`. */
@@ -118,6 +120,8 @@ export interface TestApiOptions {
   drainMs?: number;
   /** Check every JSON answer against the OpenAPI document (default true; test/helpers/openapi.ts). */
   validateResponses?: boolean;
+  /** More server options built on the test's store and configuration (the web consent, the webhook's prompt sync). */
+  server?: (store: TestStore, config: Config, logger: Logger) => Partial<ServerOptions>;
 }
 
 /** The public prefix of a key: cl_user_<prefix>_<secret>. */
@@ -140,11 +144,13 @@ export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): 
       done();
     },
   });
+  const logger = createLogger(config, opts.captureLogs ? sink : undefined);
   const server = await startServer({
     store,
     config,
     clock,
-    logger: createLogger(config, opts.captureLogs ? sink : undefined),
+    logger,
+    ...opts.server?.(store, config, logger),
     host: '127.0.0.1',
     port: 0,
     ...(opts.limiter ? { limiter: opts.limiter(store) } : {}),
@@ -171,6 +177,8 @@ export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): 
     store,
     clock,
     server,
+    config,
+    logger,
     logs,
     rawLogs: () => raw,
     async close() {

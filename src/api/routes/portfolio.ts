@@ -27,7 +27,7 @@ import { liveCashPosition } from '../../store/queries/cash-position.js';
 import { overdueReceivables } from '../../store/queries/daily-summary.js';
 import { type PortfolioOrg, portfolioOrgs } from '../../store/queries/portfolio.js';
 import type { ApiApp, AppEnv } from '../context.js';
-import { ledgerAlertFrom } from '../envelope.js';
+import { connectUrl, ledgerAlertFrom } from '../envelope.js';
 import { ApiError, forbidden } from '../errors.js';
 import { invalidCursor, json, paging } from '../lists.js';
 import { agentRoute, warn, withAlerts } from '../route.js';
@@ -64,7 +64,7 @@ function pageOf<T extends Parameters<typeof portfolioPage>[0][number]>(rows: T[]
   }
 }
 
-function rowOf(o: PortfolioOrg, cashToday: string, overdue: string | null, now: Date) {
+function rowOf(o: PortfolioOrg, cashToday: string, overdue: string | null, now: Date, publicUrl: string) {
   const f = o.forecast;
   const threshold = f ? thresholdOf(o) : null;
   return {
@@ -81,7 +81,7 @@ function rowOf(o: PortfolioOrg, cashToday: string, overdue: string | null, now: 
     shortfallThreshold: threshold,
     headroom: f && threshold !== null ? headroomOf(f.minClosingCash, threshold) : null,
     overdueReceivables: overdue,
-    ledgerAlert: ledgerAlertFrom(o.connection, now) ?? null,
+    ledgerAlert: ledgerAlertFrom(o.connection, now, connectUrl(publicUrl, o.orgId)) ?? null,
   };
 }
 
@@ -146,7 +146,7 @@ async function portfolioAnswer(c: Context<AppEnv>, q: PagingParams) {
     const cash =
       org.forecast?.effectiveStartingCash ??
       (await liveCashPosition(db, { id: org.orgId, name: org.name, timezone: org.timezone, baseCurrency: org.baseCurrency }, today.get(org.orgId)!)).effectiveStartingCash;
-    shaped.push({ org, row: rowOf(org, cash, overdueOf(org), now) });
+    shaped.push({ org, row: rowOf(org, cash, overdueOf(org), now, c.get('deps').publicUrl()) });
   }
   const paid = await charge(c, shaped.map((s) => s.org));
   if (paid.refused && paid.kept === 0) {

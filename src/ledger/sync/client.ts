@@ -52,7 +52,8 @@ export interface XeroClientOptions {
 }
 
 export type XeroErrorKind =
-  | 'http' // a 4xx other than 401/429 (not retried)
+  | 'http' // a 4xx other than 401/403/429 (not retried)
+  | 'forbidden' // 403, or 401 AuthorizationUnsuccessful: a scope not granted, an endpoint the app may not call (not retried)
   | 'server' // 5xx after the retries
   | 'rate_limited' // 429 whose wait is too long, or after the retries
   | 'timeout'
@@ -184,7 +185,7 @@ export class XeroClient {
         return await this.fetchJson(url, { method: 'GET', headers });
       } catch (err) {
         if (!(err instanceof XeroError)) throw err;
-        if (err.status === 401) {
+        if (err.status === 401 && err.kind !== 'forbidden') {
           if (refreshedFor401) throw new XeroError('auth', `${path}: the ledger refused the access token after a refresh`, 401);
           refreshedFor401 = true;
           this.access = null;
@@ -315,8 +316,11 @@ export class XeroClient {
           body = null;
         }
         if (res.ok) return { status: res.status, body, bytes };
+        // Xero refuses a call outside the granted scopes with 401 AuthorizationUnsuccessful (no refresh helps), and an
+        // endpoint the app may not call (or a tenant it may no longer read) with 403.
+        const refused = res.status === 403 || (res.status === 401 && /AuthorizationUnsuccessful/i.test(detailOf(body)));
         const err = new XeroError(
-          res.status === 429 ? 'rate_limited' : res.status >= 500 ? 'server' : 'http',
+          res.status === 429 ? 'rate_limited' : res.status >= 500 ? 'server' : refused ? 'forbidden' : 'http',
           `${pathOf(current)}: HTTP ${res.status}${detailOf(body)}`,
           res.status,
         ) as XeroError & { retryAfterMs?: number; body?: unknown };

@@ -45,6 +45,7 @@ import { parseXeroTimestamp } from '../xero/dates.js';
 import { XeroClient, type XeroClientOptions, XeroError } from './client.js';
 import { type Keyring, type KeyringConfig, loadKeyring, SealError } from '../seal.js';
 import { loadTokens, saveTokens, sealTokens } from '../tokens.js';
+import { scopesFor } from '../xero/scopes.js';
 
 /** Failed runs in a row that open the breaker (reconnect_required). */
 export const BREAKER_THRESHOLD = 5;
@@ -98,6 +99,8 @@ export interface SyncResult {
   error?: string;
   errorKind?: string;
   records: Partial<Record<SyncResource, number>>;
+  /** Resources left out: a scope not granted, or an endpoint Xero does not let this app call. */
+  unavailable: UnavailableResource[];
   pages: number;
   calls: number;
   retries: number;
@@ -255,6 +258,13 @@ class SyncRun {
           else if (r === 'Accounts' || r === 'BankSummary' || r === 'RepeatingInvoices') await this.pullWhole(r);
           else await this.pullPaged(r);
         } catch (err) {
+          // A resource the app may not read (a scope not granted, an endpoint Xero keeps for other apps) is
+          // left out and named in the ledger alert; the rest of the sync goes on.
+          if (err instanceof XeroError && err.kind === 'forbidden') {
+            this.result.unavailable.push(unavailableEntry(r, 'not_permitted'));
+            this.opts.log?.('warn', 'ledger resource refused', { orgId: this.orgId, resource: r, error: err.message });
+            return;
+          }
           this.failure ??= err;
           throw err;
         }
@@ -338,6 +348,52 @@ class SyncRun {
   }
 }
 
+/** The Accounting API path of a resource (what Xero's scopes open). */
+export const RESOURCE_PATHS: Record<(typeof SYNC_RESOURCES)[number], string> = {
+  Accounts: '/Accounts',
+  Contacts: '/Contacts',
+  Invoices: '/Invoices',
+  CreditNotes: '/CreditNotes',
+  Overpayments: '/Overpayments',
+  Prepayments: '/Prepayments',
+  PurchaseOrders: '/PurchaseOrders',
+  Payments: '/Payments',
+  BankTransactions: '/BankTransactions',
+  Journals: '/Journals',
+  BankSummary: '/Reports/BankSummary',
+  RepeatingInvoices: '/RepeatingInvoices',
+};
+
+/** What is missing from Cashline's figures without the resource (the ledger alert says it). */
+const AFFECTS: Partial<Record<(typeof SYNC_RESOURCES)[number], string>> = {
+  Journals: 'account balances (/account-balances) cannot be computed',
+  BankSummary: "the bank accounts' balances as Xero reports them are missing",
+  BankTransactions: 'spend and receive money outside invoices is missing from the cash figures',
+  Payments: 'payments are missing: invoices and bills show as still open',
+  PurchaseOrders: 'purchase orders are missing from the forecast',
+  RepeatingInvoices: 'repeating invoices are missing from the forecast',
+};
+
+/** A resource left out of a sync: which, the scope that would open it, why, and what it costs. */
+export interface UnavailableResource {
+  resource: string;
+  scope: string;
+  reason: 'scope_not_granted' | 'not_permitted';
+  affects: string;
+}
+
+function unavailableEntry(resource: (typeof SYNC_RESOURCES)[number], reason: UnavailableResource['reason']): UnavailableResource {
+  return { resource, scope: scopesFor(RESOURCE_PATHS[resource])[0] ?? '', reason, affects: AFFECTS[resource] ?? `${resource} are missing from the figures` };
+}
+
+/** The wanted resources the granted scopes open (all when the scopes are unknown: a connection made before consent), and those they do not. */
+function byScope(wanted: readonly (typeof SYNC_RESOURCES)[number][], scopes: string | null) {
+  if (!scopes) return { readable: wanted, refused: [] as UnavailableResource[] };
+  const granted = new Set(scopes.split(/\s+/));
+  const readable = wanted.filter((r) => scopesFor(RESOURCE_PATHS[r]).some((s) => granted.has(s)));
+  return { readable, refused: wanted.filter((r) => !readable.includes(r)).map((r) => unavailableEntry(r, 'scope_not_granted')) };
+}
+
 /** Why a run does not start: a token to reconnect, or a breaker still cooling down; null when it may run. */
 function skipReason(conn: Connection, startedAt: Date, force: boolean | undefined): string | null {
   if (conn.tokenState !== 'ok') return `the ledger connection needs reconnecting (token ${conn.tokenState})`;
@@ -351,7 +407,14 @@ function skipReason(conn: Connection, startedAt: Date, force: boolean | undefine
 /** The connection after a run: closed and healthy on success; on failure the error, one more failure, and the breaker tripped when due. */
 async function recordOutcome(db: Db, orgId: string, conn: Connection, result: SyncResult, failure: unknown, halfOpen: boolean, at: Date, opts: SyncOptions): Promise<void> {
   if (!failure) {
-    await updateConnection(db, orgId, { lastSuccessfulSync: at, consecutiveFailures: 0, breakerState: 'closed', breakerOpenedAt: null, lastError: null });
+    await updateConnection(db, orgId, {
+      lastSuccessfulSync: at,
+      consecutiveFailures: 0,
+      breakerState: 'closed',
+      breakerOpenedAt: null,
+      lastError: null,
+      unavailable: result.unavailable,
+    });
     return;
   }
   const err = failure;
@@ -391,7 +454,20 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
   const conn = await loadConnection(db, orgId);
   if (!conn) throw new SyncError(`organisation ${orgId} has no ledger connection (cashline-server ledger connect)`);
 
-  const result: SyncResult = { orgId, runId, outcome: 'ok', records: {}, pages: 0, calls: 0, retries: 0, refreshes: 0, bytes: 0, durationMs: 0, connection: connectionState(conn) };
+  const result: SyncResult = {
+    orgId,
+    runId,
+    outcome: 'ok',
+    records: {},
+    unavailable: [],
+    pages: 0,
+    calls: 0,
+    retries: 0,
+    refreshes: 0,
+    bytes: 0,
+    durationMs: 0,
+    connection: connectionState(conn),
+  };
   const finish = () => {
     result.durationMs = Math.round(performance.now() - started);
     return result;
@@ -410,7 +486,9 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
   const run = new SyncRun(db, orgId, opts, result, client, { orgId, now: startedAt, baseCurrency: org.baseCurrency }, await loadWatermarks(db, orgId));
   try {
     await run.pullOrganisation(conn.tenantId);
-    await run.pullAll(opts.resources ?? SYNC_RESOURCES);
+    const { readable, refused } = byScope(opts.resources ?? SYNC_RESOURCES, conn.scopes);
+    result.unavailable.push(...refused);
+    await run.pullAll(readable);
   } catch (err) {
     run.failure = err;
   }
@@ -432,12 +510,22 @@ export async function syncOrganisation(db: Db, orgId: string, opts: SyncOptions)
   return finish();
 }
 
-/** Organisations whose connection is due a sync: active, token ok, last attempt at least `everyMs` ago (or never). */
-export async function connectionsDue(db: Db, now: Date, everyMs: number): Promise<string[]> {
+/**
+ * Organisations whose connection is due a sync: active, token ok, and either
+ * the last attempt at least `everyMs` ago (or never): `slot` null, the
+ * cadence's bucket; or a webhook's request for a sync after the last attempt
+ * (the safety net of the webhook's own prompt sync, src/jobs/sync-trigger.ts,
+ * for a process that died before running it): `slot` names the request, so
+ * its claim is not the cadence bucket's, which may already have run.
+ */
+export async function connectionsDue(db: Db, now: Date, everyMs: number): Promise<{ orgId: string; requested: Date | null }[]> {
   const rowsDue = await usableConnections(db);
   return rowsDue
-    .filter((r) => !r.last || now.getTime() - r.last.getTime() >= everyMs)
     .filter((r) => r.breaker === 'closed' || !r.openedAt || now.getTime() - r.openedAt.getTime() >= BREAKER_COOLDOWN_MS)
-    .map((r) => r.orgId)
-    .sort();
+    .flatMap((r): { orgId: string; requested: Date | null }[] => {
+      if (!r.last || now.getTime() - r.last.getTime() >= everyMs) return [{ orgId: r.orgId, requested: null }];
+      if (r.requested !== null && r.requested > r.last) return [{ orgId: r.orgId, requested: r.requested }];
+      return [];
+    })
+    .sort((a, b) => (a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0));
 }

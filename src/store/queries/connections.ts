@@ -87,7 +87,13 @@ export async function updateConnection(db: Db, orgId: string, patch: ConnectionP
 /** Connections of active organisations whose token is usable, with their last attempt and breaker. */
 export async function usableConnections(db: Db) {
   return db
-    .select({ orgId: s.ledgerConnections.orgId, last: s.ledgerConnections.lastAttemptAt, breaker: s.ledgerConnections.breakerState, openedAt: s.ledgerConnections.breakerOpenedAt })
+    .select({
+      orgId: s.ledgerConnections.orgId,
+      last: s.ledgerConnections.lastAttemptAt,
+      requested: s.ledgerConnections.syncRequestedAt,
+      breaker: s.ledgerConnections.breakerState,
+      openedAt: s.ledgerConnections.breakerOpenedAt,
+    })
     .from(s.ledgerConnections)
     .innerJoin(s.organisations, eq(s.organisations.id, s.ledgerConnections.orgId))
     .where(and(eq(s.organisations.active, true), eq(s.ledgerConnections.tokenState, 'ok')));
@@ -130,7 +136,7 @@ export async function ledgerConnection(db: Db, orgId: string) {
 }
 
 /** The columns of a left-joined `ledger_connections lc` that `connectionHealth` reads. */
-export const CONNECTION_HEALTH_COLUMNS = sql`lc.org_id is not null as connected, lc.token_state, lc.breaker_state, lc.last_successful_sync, lc.last_error_at, lc.consecutive_failures`;
+export const CONNECTION_HEALTH_COLUMNS = sql`lc.org_id is not null as connected, lc.token_state, lc.breaker_state, lc.last_successful_sync, lc.last_error_at, lc.consecutive_failures, lc.unavailable, lc.disconnected_at`;
 
 /** The row of CONNECTION_HEALTH_COLUMNS. */
 export type ConnectionHealthRow = {
@@ -140,6 +146,8 @@ export type ConnectionHealthRow = {
   last_successful_sync: unknown;
   last_error_at: unknown;
   consecutive_failures: number | null;
+  unavailable: unknown;
+  disconnected_at: unknown;
 };
 
 /** A connection's health as the ledger alert reads it (src/api/envelope.ts), from those columns; null without a connection. */
@@ -151,6 +159,8 @@ export function connectionHealth(r: ConnectionHealthRow) {
         lastSuccessfulSync: pgTimestamp(r.last_successful_sync),
         lastErrorAt: pgTimestamp(r.last_error_at),
         consecutiveFailures: Number(r.consecutive_failures ?? 0),
+        unavailable: r.unavailable ?? [],
+        disconnectedAt: pgTimestamp(r.disconnected_at),
       }
     : null;
 }
