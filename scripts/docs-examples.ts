@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   await migrate(store.db);
   const now = new Date(EXAMPLES_NOW);
   const demo = await setupDemo(store.db, now, progress);
-  const config = loadConfig({ CASHLINE_LOG_LEVEL: 'silent', CASHLINE_NOW: EXAMPLES_NOW, CASHLINE_CURSOR_SECRET: 'docs-examples-cursor-secret-0123456789' });
+  const config = loadConfig({ CASHLINE_LOG_LEVEL: 'silent', CASHLINE_NOW: EXAMPLES_NOW, CASHLINE_CURSOR_SECRET: 'docs-examples-cursor-secret-0123456789', CASHLINE_PUBLIC_URL: 'https://cashline.example.com' });
   const server = await startServer({ store, config, clock: fixedClock(now), logger: createLogger(config), host: '127.0.0.1', port: 0 });
   try {
     type Param = { name?: string; in?: string; required?: boolean; schema?: { example?: unknown; default?: unknown; minimum?: number } };

@@ -15,7 +15,14 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 interface Started {
   child: ChildProcess;
-  banner: { baseUrl: string; store: string; orgId: string; orgs: { id: string; created: boolean }[]; keys: Record<'full' | 'noSensitive' | 'partner', string> };
+  banner: {
+    baseUrl: string;
+    store: string;
+    orgId: string;
+    orgs: { id: string; created: boolean }[];
+    keys: Record<'full' | 'noSensitive' | 'partner', string>;
+    ledger?: { connected: { tenantId: string; scopes: string[] }; webhook: { invoiceId: string; contactId: string; arrivedInMs: number } | null };
+  };
   stderr: () => string;
 }
 
@@ -147,6 +154,15 @@ describe('npm start (README)', () => {
       expect(invoices.totalCount).toBeGreaterThan(1000);
       // Connected and just synced: no ledgerAlert (a demo imported from files says no_connection).
       expect(invoices.ledgerAlert).toBeUndefined();
+      // Connected through the consent, and a payment made on the ledger side arrived by webhook.
+      const ledger = s.banner.ledger!;
+      expect(ledger.connected.scopes).toContain('accounting.invoices.read');
+      expect(ledger.webhook).not.toBeNull();
+      expect(ledger.webhook!.arrivedInMs).toBeLessThan(10_000);
+      const theirs = (await (await fetchJson(`${baseUrl}/api/agent/invoices?contactId=${ledger.webhook!.contactId}&limit=200`, { headers })).json()) as {
+        invoices: { id: string; ledgerStatus: string }[];
+      };
+      expect(theirs.invoices.find((i) => i.id === ledger.webhook!.invoiceId)?.ledgerStatus).toBe('PAID');
       const banks = await (await fetchJson(`${baseUrl}/api/agent/bank-accounts`, { headers })).json();
       expect(banks.bankAccounts.length).toBeGreaterThanOrEqual(3);
       for (const o of orgs) await expectTrackRecord(baseUrl, keys.partner, o.id);

@@ -20,9 +20,10 @@ import { SERVER_BIN } from './helpers/net.js';
 import { rows } from '../src/store/db.js';
 import { connectByConsent, connectLink, disconnectLedger, type CliConsentOptions } from '../src/ledger/consent.js';
 import { ConsentError, type OAuthEndpoint } from '../src/ledger/oauth.js';
-import { syncOrganisation, type SyncOptions, type SyncResult } from '../src/ledger/sync/sync.js';
+import { connectionsDue, syncOrganisation, type SyncOptions, type SyncResult } from '../src/ledger/sync/sync.js';
 import { GRANULAR_READ_SCOPES } from '../src/ledger/xero/scopes.js';
 import { SyncTrigger } from '../src/jobs/sync-trigger.js';
+import { workerTick } from '../src/jobs/worker.js';
 import { consentFlow } from '../src/server/ledger-web.js';
 import type { XeroServer } from '../src/xero-server/server.js';
 import type { ConsentFlow } from '../src/api/context.js';
@@ -53,6 +54,19 @@ const browser =
 
 function cliOpts(orgId: string, extra: Partial<CliConsentOptions> = {}): CliConsentOptions {
   return { orgId, port: 0, timeoutMs: 10_000, announce: browser(), now: () => NOW, ...extra };
+}
+
+/** Runs `cashline-server` on the test's PostgreSQL store, pointed at the shipped Xero server. */
+function runServer(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, ...syncEnv(xs, api.store.url!), XERO_LOGIN_URL: xs.loginUrl, CASHLINE_ENCRYPTION_KEY: ENCRYPTION_KEY, ...extra };
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [SERVER_BIN, ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
 }
 
 /** A cookie jar of one: the consent cookie the service sets. */
@@ -182,7 +196,12 @@ describe('the command-line consent', () => {
 describe('the web consent', () => {
   it('from a signed link: redirect with a cookie, callback, connected; a replayed or forged callback is refused', async () => {
     const orgId = await newOrg();
-    const link = connectLink(keyring, api.url, orgId, new Date());
+    // The owner's link, as `cashline-server ledger link` prints it (at CASHLINE_PUBLIC_URL, signed with the service's key).
+    const linked = await runServer(['ledger', 'link', '--org', orgId, '--minutes', '5'], { CASHLINE_PUBLIC_URL: api.url, CASHLINE_NOW: '' });
+    expect(linked.code).toBe(0);
+    const link = JSON.parse(linked.stdout) as { url: string; expiresAt: string };
+    expect(link.url.startsWith(`${api.url}/connect/xero?org=${orgId}&expires=`)).toBe(true);
+    expect(Date.parse(link.expiresAt) - Date.now()).toBeLessThanOrEqual(5 * 60_000);
     const start = await fetch(link.url, { redirect: 'manual' });
     expect(start.status).toBe(302);
     const cookie = cookieOf(start);
@@ -262,6 +281,30 @@ describe('webhooks', () => {
     const unknown = JSON.stringify({ events: [{ tenantId: 'no-such-tenant', eventCategory: 'INVOICE' }], entropy: 'X' });
     expect((await post(unknown, sign(unknown))).status).toBe(200);
     expect(api.logs.some((l) => String(l.msg).includes('tenants no organisation is connected to'))).toBe(true);
+  });
+
+  it('a request for a sync outlives the process: the workers sync a requested organisation under a claim of its own', async () => {
+    const orgId = await newOrg();
+    await connectByConsent(api.store.db, oauthOf(xs), keyring, cliOpts(orgId));
+    // The service's clock (the webhook stamps its request with it) runs on from the sync.
+    const now = api.clock.now();
+    expect((await syncOrganisation(api.store.db, orgId, { ...ledgerOf(xs), now: () => now, force: true })).outcome).toBe('ok');
+    api.clock.advance(1000);
+    const due = async () => (await connectionsDue(api.store.db, api.clock.now(), 30 * 60_000)).find((d) => d.orgId === orgId);
+    expect(await due()).toBeUndefined(); // synced a moment ago: not due on the cadence
+    const body = JSON.stringify({ events: [{ tenantId: xs.tenantId, eventCategory: 'CONTACT', eventType: 'UPDATE', resourceId: 'c' }], entropy: 'Y' });
+    await trigger.close(); // this process "dies" before its prompt sync
+    try {
+      expect((await post(body, sign(body))).status).toBe(200);
+      expect((await due())?.requested).toBeInstanceOf(Date);
+      // A worker's tick syncs it (the cadence's bucket of this half hour is not the request's claim), and then it is not due.
+      const tick = await workerTick({ db: api.store.db, clock: api.clock, ledger: ledgerOf(xs), llm: null, syncEveryMs: 30 * 60_000, jobs: ['sync'], ...(api.store.pool ? { pool: api.store.pool } : {}) });
+      expect(tick.syncs.find((x) => x.orgId === orgId)).toMatchObject({ outcome: 'ok' });
+      api.clock.advance(1000);
+      expect(await due()).toBeUndefined();
+    } finally {
+      trigger = new SyncTrigger({ db: api.store.db, ledger: ledgerOf(xs), clock: api.config.clock, debounceMs: 200, ...(api.store.pool ? { pool: api.store.pool } : {}), onSynced: (r) => synced.push(r) });
+    }
   });
 
   it('a payment made in the ledger arrives by webhook and shows through /api/agent/invoices within 10 seconds', async () => {

@@ -32,6 +32,8 @@ const DEMO_PER_MINUTE = 1200;
 export interface WebhookShow {
   invoiceId: string;
   invoiceNumber: string;
+  /** The customer (the invoices list filters by it). */
+  contactId: string;
   paid: string;
   /** From the payment at the ledger to the synced invoice, by webhook. */
   arrivedInMs: number;
@@ -140,5 +142,6 @@ async function payOneInvoice(server: XeroServer, key: string, cashlineUrl: strin
   });
   const r = await Promise.race([arrival, late]).finally(() => clearTimeout(timer));
   if (r.outcome !== 'ok') throw new OperatorError(`the webhook's sync failed: ${r.error ?? r.outcome}`);
-  return { invoiceId: String(open.InvoiceID), invoiceNumber: String(open.InvoiceNumber ?? ''), paid: dec(String(open.AmountDue)).toFixed(2), arrivedInMs: Math.round(performance.now() - t0) };
+  const contactId = String((open.Contact as { ContactID?: unknown } | undefined)?.ContactID ?? '');
+  return { invoiceId: String(open.InvoiceID), invoiceNumber: String(open.InvoiceNumber ?? ''), contactId, paid: dec(String(open.AmountDue)).toFixed(2), arrivedInMs: Math.round(performance.now() - t0) };
 }
