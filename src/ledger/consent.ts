@@ -298,6 +298,7 @@ export async function disconnectLedger(db: Db, ep: OAuthEndpoint, keyring: Keyri
     accessToken: null,
     accessTokenExpiresAt: null,
     refreshToken: null,
+    secretsKeyId: null,
     tokenState: 'disconnected',
     disconnectedAt: now,
     syncRequestedAt: null,

@@ -10,6 +10,7 @@
  * cadence. The other demo organisation is imported as usual.
  */
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { dec } from '../domain/money.js';
 import type { Db } from '../store/db.js';
 import { clearWatermarks } from '../store/queries/connections.js';
@@ -130,10 +131,8 @@ async function payOneInvoice(server: XeroServer, key: string, cashlineUrl: strin
   if (!open || !bank) throw new OperatorError('the demo ledger has no open invoice to pay');
   const t0 = performance.now();
   const arrival = synced();
-  const res = await fetch(`${server.apiUrl}/Payments`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${server.writeToken}`, 'xero-tenant-id': server.tenantId, 'content-type': 'application/json' },
-    body: JSON.stringify({ Payments: [{ Invoice: { InvoiceID: open.InvoiceID }, Account: { AccountID: bank.AccountID }, Amount: open.AmountDue, Reference: 'Paid in the ledger by the demo' }] }),
+  const res = await putOnce(`${server.apiUrl}/Payments`, { authorization: `Bearer ${server.writeToken}`, 'xero-tenant-id': server.tenantId }, {
+    Payments: [{ Invoice: { InvoiceID: open.InvoiceID }, Account: { AccountID: bank.AccountID }, Amount: open.AmountDue, Reference: 'Paid in the ledger by the demo' }],
   });
   if (res.status !== 200) throw new OperatorError(`the demo ledger refused the payment (HTTP ${res.status})`);
   let timer: NodeJS.Timeout | undefined;
@@ -144,4 +143,22 @@ async function payOneInvoice(server: XeroServer, key: string, cashlineUrl: strin
   if (r.outcome !== 'ok') throw new OperatorError(`the webhook's sync failed: ${r.error ?? r.outcome}`);
   const contactId = String((open.Contact as { ContactID?: unknown } | undefined)?.ContactID ?? '');
   return { invoiceId: String(open.InvoiceID), invoiceNumber: String(open.InvoiceNumber ?? ''), contactId, paid: dec(String(open.AmountDue)).toFixed(2), arrivedInMs: Math.round(performance.now() - t0) };
+}
+
+/**
+ * One PUT on a connection of its own: a payment is not idempotent, so it must
+ * not go out on a pooled keep-alive connection the server may be closing
+ * (the sync's idle connections to the same server time out meanwhile: an
+ * ECONNRESET the client may not retry).
+ */
+function putOnce(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number }> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'PUT', agent: false, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
 }

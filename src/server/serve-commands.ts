@@ -108,19 +108,21 @@ function demoCommand(program: Command, io: Io): void {
           ...(opts.port !== undefined ? { port: opts.port } : {}),
           ...(ledger ? { ledger: ledger.config, oauth: ledger.oauth, onWebhookSync: (r: SyncResult) => waiting.get(r.orgId)?.(r) } : {}),
         });
-        // The workers run in the demo process (nightly baselines and forecast, the daily brief,
-        // and with --ledger the sync), so the demo stays fresh while it serves.
-        await startWorkers(ctx, ledger?.config);
-        if (ledger) for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void ledger.close());
         // A change made on the ledger side, arriving by webhook.
         let webhook: Awaited<ReturnType<NonNullable<typeof ledger>['showWebhook']>> | null = null;
         if (ledger) {
           try {
             webhook = await ledger.showWebhook(server.url, (orgId) => new Promise((resolve) => waiting.set(orgId, resolve)));
           } catch (err) {
-            io.stderr(`demo ledger: ${(err as Error).message}\n`);
+            const cause = (err as Error & { cause?: Error }).cause;
+            io.stderr(`demo ledger: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}\n`);
           }
         }
+        // The workers run in the demo process (nightly baselines and forecast, the daily brief,
+        // and with --ledger the sync), so the demo stays fresh while it serves. They start after
+        // the webhook's show: on the embedded store their first recompute would hold the store meanwhile.
+        await startWorkers(ctx, ledger?.config);
+        if (ledger) for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void ledger.close());
         const banner = {
           baseUrl: server.url,
           store: store.kind,

@@ -396,6 +396,7 @@ function byScope(wanted: readonly (typeof SYNC_RESOURCES)[number][], scopes: str
 
 /** Why a run does not start: a token to reconnect, or a breaker still cooling down; null when it may run. */
 function skipReason(conn: Connection, startedAt: Date, force: boolean | undefined): string | null {
+  if (conn.tokenState === 'disconnected') return 'the ledger was disconnected (ledger disconnect): connect it again with `cashline-server ledger connect`';
   if (conn.tokenState !== 'ok') return `the ledger connection needs reconnecting (token ${conn.tokenState})`;
   const open = conn.breakerState === 'open' || conn.breakerState === 'half_open';
   if (open && !force && startedAt.getTime() - (conn.breakerOpenedAt?.getTime() ?? 0) < BREAKER_COOLDOWN_MS) {
