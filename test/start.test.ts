@@ -36,7 +36,7 @@ function start(cmd: string, args: string[], dataDir: string): Promise<Started> {
     });
     let out = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`no banner within 180 s; stderr: ${err.slice(-2000)}`)), 180_000);
+    const timer = setTimeout(() => reject(new Error(`no banner within 240 s; stderr: ${err.slice(-2000)}`)), 240_000);
     child.stderr!.on('data', (d) => (err += d));
     child.stdout!.on('data', (d) => {
       out += d;
@@ -170,5 +170,5 @@ describe('npm start (README)', () => {
       expect(await stop(s)).toBe(0);
       rmSync(ledgerDir, { recursive: true, force: true });
     }
-  }, 300_000);
+  }, 360_000);
 });

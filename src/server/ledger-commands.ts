@@ -121,23 +121,27 @@ async function runSync(ctx: CommandContext, opts: { org: string; pageSize?: numb
   }
 }
 
+/** A consent's refusal (and a key that cannot seal) is the operator's error (exit 1, its message); anything else propagates. */
+function asOperatorError(err: unknown): never {
+  if (err instanceof ConsentError || err instanceof SealError) throw new OperatorError(err.message);
+  throw err;
+}
+
 /** The consent's endpoint and the keyring from the configuration, or an operator error naming what is missing. */
 function consentSetup(ctx: CommandContext) {
   try {
     return { ep: oauthEndpoint(ctx.config), keyring: requireKeyring(ctx) };
   } catch (err) {
-    if (err instanceof ConsentError || err instanceof SealError) throw new OperatorError(err.message);
-    throw err;
+    return asOperatorError(err);
   }
 }
 
-/** Runs a consent step, turning its refusals (and a key that cannot seal) into operator errors (exit 1). */
+/** Runs a consent step, its refusals as operator errors. */
 async function consentStep<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof ConsentError || err instanceof SealError) throw new OperatorError(err.message);
-    throw err;
+    return asOperatorError(err);
   }
 }
 

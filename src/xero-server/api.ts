@@ -4,7 +4,8 @@ import { parseXeroTimestamp } from '../ledger/xero/dates.js';
 import { scopesFor, writeScopesFor } from '../ledger/xero/scopes.js';
 import { ID_FIELD, sorted, XERO_PAGED, type ListResource, type PagedResource, type Rec, type XeroDataset } from './dataset.js';
 import { answerFault } from './faults.js';
-import { bearer, envelope, json, problem } from './http.js';
+import { envelope, json, problem } from './http.js';
+import { bearerGrant } from './identity.js';
 import type { XeroState } from './state.js';
 import { handleWrite } from './writes.js';
 
@@ -46,28 +47,21 @@ function isForbidden(forbidden: string[], path: string): boolean {
  * refreshes); a missing scope's says AuthorizationUnsuccessful (a refresh would not help).
  */
 function authorised(state: XeroState, req: IncomingMessage, res: ServerResponse, path: string, write: boolean): XeroDataset | null {
-  const info = state.tokens.accessInfo(bearer(req));
-  if (!info || info.revoked) {
-    problem(res, 401, 'Unauthorized', 'AuthenticationUnsuccessful');
-    return null;
-  }
-  if (info.expiresAt <= Date.now()) {
-    problem(res, 401, 'Unauthorized', `TokenExpired: token expired at ${new Date(info.expiresAt).toUTCString()}`);
-    return null;
-  }
+  const grant = bearerGrant(state, req, res);
+  if (!grant) return null;
   if (isForbidden(state.policy.forbidden, path)) {
     problem(res, 403, 'Forbidden', 'AuthenticationUnsuccessful');
     return null;
   }
   // A path no scope opens is answered by the handlers (404 or 405), as Xero does.
   const needed = write ? writeScopesFor(path) : scopesFor(path);
-  if (needed.length && !needed.some((s) => info.grant.scopes.includes(s))) {
+  if (needed.length && !needed.some((s) => grant.scopes.includes(s))) {
     problem(res, 401, 'Unauthorized', 'AuthorizationUnsuccessful');
     return null;
   }
   const tenantId = req.headers['xero-tenant-id'];
   const data = typeof tenantId === 'string' ? state.tenants.get(tenantId) : undefined;
-  if (!data || !info.grant.connections.some((c) => c.tenantId === tenantId)) {
+  if (!data || !grant.connections.some((c) => c.tenantId === tenantId)) {
     problem(res, 403, 'Forbidden', 'AuthenticationUnsuccessful');
     return null;
   }

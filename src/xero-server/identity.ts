@@ -130,8 +130,8 @@ async function revocation(state: XeroState, req: IncomingMessage, res: ServerRes
   res.writeHead(200, { 'content-length': 0 }).end();
 }
 
-/** The grant of a live bearer token; answers 401 and returns null otherwise. */
-function bearerGrant(state: XeroState, req: IncomingMessage, res: ServerResponse): GrantRecord | null {
+/** The grant of a live bearer token; answers 401 (AuthenticationUnsuccessful, or TokenExpired) and returns null otherwise. */
+export function bearerGrant(state: XeroState, req: IncomingMessage, res: ServerResponse): GrantRecord | null {
   const info = state.tokens.accessInfo(bearer(req));
   if (!info || info.revoked) {
     problem(res, 401, 'Unauthorized', 'AuthenticationUnsuccessful');
