@@ -121,6 +121,20 @@ describe('the command-line consent', () => {
     expect(sync.unavailable).toEqual([]);
   });
 
+  it('a PKCE-only app (no client secret): the code exchange and the sync\'s refresh send the client id alone', async () => {
+    const pkce = await xeroServer({ autoConsent: true, requireClientSecret: false });
+    try {
+      const orgId = await newOrg();
+      const ep = { ...oauthOf(pkce), clientSecret: undefined };
+      expect((await connectByConsent(api.store.db, ep, keyring, cliOpts(orgId))).tenantId).toBe(pkce.tenantId);
+      pkce.expireAccessTokens(); // the sync must refresh
+      const r = await syncOrganisation(api.store.db, orgId, { ...ledgerOf(pkce), clientSecret: undefined, force: true, resources: ['Contacts'] });
+      expect(r).toMatchObject({ outcome: 'ok', refreshes: 1 });
+    } finally {
+      await pkce.close();
+    }
+  });
+
   it('a refused consent, a forged state and a timeout fail with what to do', async () => {
     const orgId = await newOrg();
     const deny = await xeroServer({ autoConsent: 'deny' });

@@ -20,7 +20,7 @@ function configuredLedger(ctx: CommandContext, logger: Logger): LedgerEndpoint |
   try {
     return ledgerEndpoint(ctx.config);
   } catch {
-    logger.info('ledger sync not configured (XERO_CLIENT_ID/XERO_CLIENT_SECRET unset): this process does not sync');
+    logger.info('ledger sync not configured (XERO_CLIENT_ID unset): this process does not sync');
     return null;
   }
 }
@@ -205,7 +205,7 @@ async function startWorkers(ctx: CommandContext, ledger?: import('../ledger/sync
       endpoint = ledgerEndpoint(ctx.config);
     } catch (err) {
       if (err instanceof SealError) logger.warn(`ledger sync not configured: ${err.message}: the workers do not sync`);
-      else logger.info('ledger sync not configured (XERO_CLIENT_ID/XERO_CLIENT_SECRET unset): the workers do not sync');
+      else logger.info('ledger sync not configured (XERO_CLIENT_ID unset): the workers do not sync');
     }
   }
   if (endpoint && !endpoint.keyring.hasKey) {

@@ -26,7 +26,8 @@ export interface XeroClientOptions {
   apiUrl: string;
   identityUrl: string;
   clientId: string;
-  clientSecret: string;
+  /** A confidential (web) app's secret; absent for a PKCE-only app, which refreshes with its client id alone. */
+  clientSecret?: string | undefined;
   tenantId: string;
   tokens: TokenStore;
   /** Per request, head and body (default 30 s). */
@@ -141,7 +142,7 @@ export interface XeroResponse {
 }
 
 export class XeroClient {
-  private readonly o: Required<Omit<XeroClientOptions, 'onRetry'>> & Pick<XeroClientOptions, 'onRetry'>;
+  private readonly o: Required<Omit<XeroClientOptions, 'onRetry' | 'clientSecret'>> & Pick<XeroClientOptions, 'onRetry' | 'clientSecret'>;
   private readonly gate: RateGate;
   private refreshing: Promise<string> | null = null;
   private access: { token: string; expiresAt: number } | null = null;
@@ -236,14 +237,17 @@ export class XeroClient {
   private async doRefresh(): Promise<string> {
     const t = await this.o.tokens.load();
     if (!t.refreshToken) throw new XeroError('token_revoked', 'the ledger connection has no refresh token');
-    const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: t.refreshToken }).toString();
-    const basic = Buffer.from(`${this.o.clientId}:${this.o.clientSecret}`).toString('base64');
+    const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: t.refreshToken });
+    // A web app authenticates with Basic client id and secret; a PKCE-only app sends its client id in the form.
+    if (!this.o.clientSecret) form.set('client_id', this.o.clientId);
+    const body = form.toString();
+    const auth: Record<string, string> = this.o.clientSecret ? { authorization: `Basic ${Buffer.from(`${this.o.clientId}:${this.o.clientSecret}`).toString('base64')}` } : {};
     let res: XeroResponse;
     for (let attempt = 1; ; attempt++) {
       try {
         res = await this.fetchJson(`${this.o.identityUrl}/connect/token`, {
           method: 'POST',
-          headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+          headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
           body,
         }, true);
         break;

@@ -70,7 +70,8 @@ export interface LedgerEndpoint {
   apiUrl: string;
   identityUrl: string;
   clientId: string;
-  clientSecret: string;
+  /** Absent for a PKCE-only app (no secret). */
+  clientSecret?: string | undefined;
   /** Seals and opens the connection's tokens (src/ledger/seal.ts). */
   keyring: Keyring;
 }
@@ -124,7 +125,8 @@ export function ledgerEndpoint(
     XERO_CLIENT_SECRET?: string | undefined;
   } & KeyringConfig,
 ): LedgerEndpoint {
-  if (!config.XERO_CLIENT_ID || !config.XERO_CLIENT_SECRET) throw new SyncError('XERO_CLIENT_ID and XERO_CLIENT_SECRET must be set to sync a ledger');
+  // The secret only for a web app: a PKCE-only app refreshes with its client id alone.
+  if (!config.XERO_CLIENT_ID) throw new SyncError('XERO_CLIENT_ID must be set to sync a ledger (and XERO_CLIENT_SECRET for a web app)');
   return {
     apiUrl: config.XERO_API_URL.replace(/\/+$/, ''),
     identityUrl: config.XERO_IDENTITY_URL.replace(/\/+$/, ''),
