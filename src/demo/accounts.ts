@@ -12,6 +12,8 @@ export interface Account {
   TaxType?: string;
   BankAccountType?: string;
   CurrencyCode?: string;
+  /** Xero's mark on the accounts it keeps for itself (DEBTORS, CREDITORS, GST), as Xero's chart has it. */
+  SystemAccount?: string;
   UpdatedDateUTC: string;
 }
 
@@ -47,9 +49,9 @@ const CHART: [code: string, name: string, type: string, cls: string, extra?: Par
   ['477', 'Wages and Salaries', 'EXPENSE', 'EXPENSE', { TaxType: 'BASEXCLUDED' }],
   ['478', 'Superannuation', 'EXPENSE', 'EXPENSE', { TaxType: 'BASEXCLUDED' }],
   ['485', 'Subscriptions', 'EXPENSE', 'EXPENSE', { TaxType: 'INPUT' }],
-  ['610', 'Accounts Receivable', 'CURRENT', 'ASSET'],
-  ['800', 'Accounts Payable', 'CURRLIAB', 'LIABILITY'],
-  ['820', 'GST', 'CURRLIAB', 'LIABILITY'],
+  ['610', 'Accounts Receivable', 'CURRENT', 'ASSET', { SystemAccount: 'DEBTORS' }],
+  ['800', 'Accounts Payable', 'CURRLIAB', 'LIABILITY', { SystemAccount: 'CREDITORS' }],
+  ['820', 'GST', 'CURRLIAB', 'LIABILITY', { SystemAccount: 'GST' }],
   ['825', 'PAYG Withholdings Payable', 'CURRLIAB', 'LIABILITY'],
   ['826', 'Superannuation Payable', 'CURRLIAB', 'LIABILITY'],
   ['880', "Director's Loan", 'TERMLIAB', 'LIABILITY', { TaxType: 'BASEXCLUDED' }],

@@ -451,7 +451,10 @@ export const AccountBalance = z
     type: z.string().openapi({ description: "The ledger's account type (e.g. BANK, CURRENT, FIXED, CURRLIAB, TERMLIAB, EQUITY)." }),
     class: z.string().openapi({ description: 'ASSET, LIABILITY or EQUITY.' }),
     balance: Money.openapi({
-      description: 'Sum of journal lines dated up to asOfDate, in natural sign: debit-positive for ASSET, credit-positive for LIABILITY and EQUITY.',
+      description:
+        'The balance at the end of asOfDate, in natural sign (debit-positive for ASSET, credit-positive for LIABILITY and EQUITY). basis journals: the sum of the journal lines dated up to asOfDate. ' +
+        "basis documents: a bank account's balance from the bank summary less the payments and bank transactions dated after asOfDate (the /bank-accounts statementBalance for today); " +
+        'the receivables (or payables) control account: what the invoices (bills) issued by asOfDate still owed then, as /receivables/aged (/payables/aged) totals them for today, less the credit notes and overpayments not yet allocated.',
     }),
   })
   .openapi('AccountBalance', { description: 'A balance-sheet account and its balance as at asOfDate.' });
@@ -462,9 +465,17 @@ export const AccountBalancesResponse = z
     asOfDate: DateOnly.openapi({ description: 'The balances are as at the end of this day (the date parameter, default today in the organisation\'s time zone).' }),
     currency: z.string().openapi({ description: "The organisation's base currency, in which every balance is given." }),
     accounts: z.array(AccountBalance).openapi({
-      description: 'Balance-sheet accounts (ASSET, LIABILITY, EQUITY): every active one, and archived ones with a non-zero balance; ordered by code, then name.',
+      description:
+        'Balance-sheet accounts (ASSET, LIABILITY, EQUITY), ordered by code, then name. basis journals: every active one, and archived ones with a non-zero balance. basis documents: only the accounts the documents determine (see basis).',
     }),
     redactedItemCount: z.number().int().openapi({ description: 'Accounts whose name was rewritten. 0 with READ_SENSITIVE.' }),
+    basis: z.enum(['journals', 'documents']).openapi({
+      description:
+        "What the balances are computed from. journals: the sums of the ledger's journal lines (every balance-sheet account). " +
+        "documents: the ledger's Journals are not available to Cashline (a scope not granted, or an endpoint Xero keeps for other apps), so only the accounts the documents determine are listed: " +
+        'the bank accounts in the base currency from the bank summary and the bank movements, the receivables and payables control accounts from the open invoices and bills (and unallocated credits) as at the date; the rest are omitted, not zero.',
+    }),
+    note: z.string().optional().openapi({ description: 'With basis documents: which accounts are listed and why the others are not, in one sentence for a person. Absent with basis journals.' }),
     ...alertFields,
   })
   .openapi('AccountBalancesResponse');

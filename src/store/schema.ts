@@ -175,6 +175,8 @@ export const accounts = pgTable(
     status: text('status').notNull().default('ACTIVE'),
     currency: text('currency'),
     bankAccountType: text('bank_account_type'),
+    /** Xero SystemAccount: DEBTORS (the receivables control account), CREDITORS (payables), GST, …; null when Xero marks none. */
+    systemAccount: text('system_account'),
     isSensitive: boolean('is_sensitive').notNull().default(false),
     ledgerUpdatedAt: ts('ledger_updated_at'),
     lastSyncedAt: ts('last_synced_at').notNull(),

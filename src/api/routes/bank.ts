@@ -28,10 +28,15 @@ export const accountBalancesRoute = agentRoute('READ_ACCOUNTS', {
   summary: 'Balance-sheet account balances as at a date',
   description:
     "Balance-sheet accounts (ASSET, LIABILITY, EQUITY) with the sum of their journal lines up to and including `date` (default today in the organisation's time zone), " +
-    'in natural sign (ASSET debit-positive, LIABILITY and EQUITY credit-positive), in the base currency. Every active account is listed; archived ones only with a non-zero balance.',
+    'in natural sign (ASSET debit-positive, LIABILITY and EQUITY credit-positive), in the base currency. Every active account is listed; archived ones only with a non-zero balance. ' +
+    "When the ledger's Journals are not available to Cashline (basis documents), only the accounts the documents determine are listed: the base-currency bank accounts and the receivables and payables control accounts; the others are omitted, not zero.",
   request: { query: AccountBalancesQuery },
   responses: { 200: json(AccountBalancesResponse, 'Account balances') },
 });
+
+/** What an answer on the documents' basis holds, for the person the agent tells. */
+const DOCUMENTS_NOTE =
+  "The ledger's journals are not available to Cashline, so these balances come from the documents: the bank accounts in the base currency and the receivables and payables control accounts only; the other balance-sheet accounts (fixed assets, loans, equity, tax) are not listed because the documents do not tell their balances.";
 
 export function registerBank(app: ApiApp) {
   return app
@@ -48,6 +53,6 @@ export function registerBank(app: ApiApp) {
       const today = dateIn(org?.timezone ?? 'Australia/Sydney', c.get('deps').clock.now());
       const asOfDate = c.req.valid('query').date ?? today;
       const r = await accountBalances(c.get('db'), { orgId, asOfDate, gate });
-      return c.json(withAlerts(c, r), 200);
+      return c.json(withAlerts(c, r.basis === 'documents' ? { ...r, note: DOCUMENTS_NOTE } : r), 200);
     });
 }

@@ -51,10 +51,17 @@ export function movedSince(movements: readonly Movement[], day: number): Map<str
   return after;
 }
 
-/** Cash at the start of `day`: today's book balances less every movement dated that day or later. */
-export function cashAtStartOf(movements: readonly Movement[], bankAccounts: readonly { id: string; book: string }[], day: number): Dec {
+/** Per bank account, its balance at the start of `day`: today's book balance less every movement dated that day or later. */
+export function balancesAtStartOf(movements: readonly Movement[], bankAccounts: readonly { id: string; book: string }[], day: number): Map<string, Dec> {
   const after = movedSince(movements, day);
-  return bankAccounts.reduce((a, b) => a.plus(dec(b.book).minus(after.get(b.id) ?? 0)), new D(0));
+  return new Map(bankAccounts.map((b) => [b.id, dec(b.book).minus(after.get(b.id) ?? 0)]));
+}
+
+/** Cash at the start of `day`: the sum of the bank accounts' balances then (`balancesAtStartOf`). */
+export function cashAtStartOf(movements: readonly Movement[], bankAccounts: readonly { id: string; book: string }[], day: number): Dec {
+  let cash = new D(0);
+  for (const b of balancesAtStartOf(movements, bankAccounts, day).values()) cash = cash.plus(b);
+  return cash;
 }
 
 export interface ActualWeek {

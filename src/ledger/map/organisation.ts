@@ -63,6 +63,7 @@ export function mapAccount(raw: unknown, ctx: MapContext): AccountRow {
     status: textOf(a.Status) ?? undefined,
     currency: textOf(a.CurrencyCode)?.toUpperCase() ?? null,
     bankAccountType: textOf(a.BankAccountType),
+    systemAccount: textOf(a.SystemAccount)?.toUpperCase() ?? null,
     ledgerUpdatedAt: a.UpdatedDateUTC ?? null,
     lastSyncedAt: ctx.now,
   };

@@ -368,7 +368,7 @@ export const RESOURCE_PATHS: Record<(typeof SYNC_RESOURCES)[number], string> = {
 
 /** What is missing from Cashline's figures without the resource (the ledger alert says it). */
 const AFFECTS: Partial<Record<(typeof SYNC_RESOURCES)[number], string>> = {
-  Journals: 'account balances (/account-balances) cannot be computed',
+  Journals: 'account balances (/account-balances) list only the bank accounts and the receivables and payables control accounts, from the documents',
   BankSummary: "the bank accounts' balances as Xero reports them are missing",
   BankTransactions: 'spend and receive money outside invoices is missing from the cash figures',
   Payments: 'payments are missing: invoices and bills show as still open',

@@ -70,6 +70,8 @@ export const XeroAccount = object({
   Status: optStr,
   CurrencyCode: optStr,
   BankAccountType: optStr,
+  /** DEBTORS, CREDITORS, GST, … on the accounts Xero keeps for itself (the control accounts among them). */
+  SystemAccount: optStr,
   UpdatedDateUTC: optTimestamp,
 });
 

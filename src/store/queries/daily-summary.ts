@@ -65,14 +65,16 @@ export async function countBankAccounts(db: Db, orgId: string): Promise<number> 
  * due date, else the issue date): the one definition behind the daily
  * summary's `ar` and the aged receivables and payables.
  */
-function ageingRows(orgId: string, source: 'LEDGER_INVOICE' | 'LEDGER_BILL', asOf: string) {
-  return ageingRowsIn(source, { join: sql``, orgs: sql`${orgId}`, asOf: sql`${asOf}::date` });
+function ageingRows(orgId: string, source: 'LEDGER_INVOICE' | 'LEDGER_BILL', asOf: string, issuedBy = false) {
+  const join = issuedBy ? sql`and coalesce(i.issue_date, ${asOf}::date) <= ${asOf}::date` : sql``;
+  return ageingRowsIn(source, { join, orgs: sql`${orgId}`, asOf: sql`${asOf}::date` });
 }
 
 /**
  * The same rows (with their org_id) for one organisation or several:
  * `orgs` the organisation ids (a list), `asOf` the date each is aged at (a
- * value, or a column of what `join` adds).
+ * value, or a column of what `join` adds; `join` may also be a further
+ * condition on the document `i`).
  */
 function ageingRowsIn(source: 'LEDGER_INVOICE' | 'LEDGER_BILL', scope: { join: SQL; orgs: SQL; asOf: SQL }) {
   const asOf = scope.asOf;
@@ -221,4 +223,61 @@ export async function agedByContact(db: Db, orgId: string, side: 'AR' | 'AP', as
     if (r.oldest && (row.oldestDueDate === null || r.oldest < row.oldestDueDate)) row.oldestDueDate = r.oldest;
   }
   return [...by.values()];
+}
+
+/** A document's amount in the base currency at its own rate (as `base` converts what it still owes). */
+const atDocumentRate = (amount: string) =>
+  sql.raw(`case when i.currency = o.base_currency or i.currency_rate is null or i.currency_rate = 0 then ${amount} else round(${amount} / i.currency_rate, 2) end`);
+
+/**
+ * What was paid (AUTHORISED payments) or allocated (credit allocations, on
+ * the side `allocated` names) after `asOf` on the documents `i` that `which`
+ * selects, at each document's rate: what rolls today's open amounts back to
+ * the end of `asOf`.
+ */
+function settledAfter(orgId: string, asOf: string, which: SQL, allocated: 'invoice_id' | 'credit_note_id') {
+  return sql`select sum(x.amount) from (
+      select ${atDocumentRate('p.amount')} as amount
+        from payments p join cash_items i on i.org_id = p.org_id and i.id = p.item_id join organisations o on o.id = p.org_id
+        where p.org_id = ${orgId} and p.status = 'AUTHORISED' and p.date > ${asOf}::date and ${which}
+      union all
+      select ${atDocumentRate('c.amount')}
+        from credit_note_allocations c join cash_items i on i.org_id = c.org_id and i.id = c.${sql.raw(allocated)} join organisations o on o.id = c.org_id
+        where c.org_id = ${orgId} and c.date > ${asOf}::date and ${which}) x`;
+}
+
+/**
+ * The receivables (AR) or payables (AP) control account's balance at the end
+ * of `asOf` as the documents tell it, in the base currency (docs/sync.md
+ * "What Xero may not let Cashline read"): what the open documents owed less
+ * the credit not yet allocated, the balance the ledger's account holds
+ * (test/balances-agree.test.ts).
+ * - owed: the aged definition (`ageingRows`: what each open AUTHORISED
+ *   invoice or bill still owes) over the documents issued on or before
+ *   `asOf`, plus what was paid or credited on them after `asOf`: today's
+ *   amounts rolled back to the date, as a bank account's balance is
+ *   (actuals.ts `balancesAtStartOf`). For today, with nothing dated later, it
+ *   is the aged report's total to the cent.
+ * - credit: `unallocatedCredit`'s `account` part (credit notes and
+ *   overpayments, which sit in the control account) issued on or before
+ *   `asOf`, plus what was allocated or refunded from them after it.
+ */
+export async function controlAccountAt(db: Db, orgId: string, side: 'AR' | 'AP', asOf: string): Promise<{ owed: string; credit: string; balance: string }> {
+  const source = side === 'AR' ? 'LEDGER_INVOICE' : 'LEDGER_BILL';
+  const [a, b] = CREDIT_TYPES[side].account;
+  const issued = sql`coalesce(i.issue_date, ${asOf}::date) <= ${asOf}::date`;
+  const docs = sql`i.org_id = ${orgId} and i.source = ${source} and i.ledger_status in ('AUTHORISED', 'PAID') and ${issued}`;
+  const credits = sql`i.org_id = ${orgId} and i.source in ('LEDGER_CREDIT_NOTE', 'LEDGER_OVERPAYMENT') and i.ledger_type in (${a}, ${b})
+    and i.ledger_status in ('AUTHORISED', 'PAID') and ${issued}`;
+  const [r] = await rows<{ open: string | null; paid: string | null; unalloc: string | null; used: string | null }>(
+    db,
+    sql`select (select sum(x.amount) from (${ageingRows(orgId, source, asOf, true)}) x) as open,
+          (${settledAfter(orgId, asOf, docs, 'invoice_id')}) as paid,
+          (select sum(${base('amount_due')}) from cash_items i join organisations o on o.id = i.org_id
+             where ${credits} and i.ledger_status = 'AUTHORISED' and i.amount_due > 0) as unalloc,
+          (${settledAfter(orgId, asOf, credits, 'credit_note_id')}) as used`,
+  );
+  const owed = dec(r?.open ?? '0').plus(dec(r?.paid ?? '0'));
+  const credit = dec(r?.unalloc ?? '0').plus(dec(r?.used ?? '0'));
+  return { owed: canonical(owed), credit: canonical(credit), balance: canonical(owed.minus(credit)) };
 }
