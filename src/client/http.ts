@@ -43,12 +43,17 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
+/** Whether a failed fetch was the connection reset or closed under it (not a refused connection, a DNS failure or a timeout). */
+function connectionReset(err: unknown): boolean {
+  const code = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
+}
+
 export async function getJson(opts: ClientOptions, path: string, query: Record<string, string | undefined> = {}): Promise<unknown> {
   const url = new URL(path, opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
   for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
-  let res: Response;
-  try {
-    res = await fetch(url, {
+  const send = () =>
+    fetch(url, {
       headers: {
         authorization: `Bearer ${opts.apiKey}`,
         accept: 'application/json',
@@ -57,6 +62,15 @@ export async function getJson(opts: ClientOptions, path: string, query: Record<s
       },
       signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
     });
+  let res: Response;
+  try {
+    try {
+      res = await send();
+    } catch (err) {
+      // A kept-alive connection the server closed as this request went out: a GET is safe to send once more, on a new one.
+      if (!connectionReset(err)) throw err;
+      res = await send();
+    }
   } catch (err) {
     throw new CliError('network_error', `cannot reach ${url.origin}: ${(err as Error).message}`);
   }

@@ -12,6 +12,7 @@
  * The service clock is a ManualClock (`api.clock.set(...)`, `.advance(ms)`).
  */
 import { connect } from 'node:net';
+import { get as httpGet } from 'node:http';
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { z } from '@hono/zod-openapi';
@@ -159,7 +160,7 @@ export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): 
   });
   const db = store.db;
   const checker =
-    opts.validateResponses === false ? null : new ResponseChecker(await (await fetch(`${server.url}/api/agent/openapi.json`)).json());
+    opts.validateResponses === false ? null : new ResponseChecker(await unpooledJson(`${server.url}/api/agent/openapi.json`));
   const checked = async (path: string, init: RequestInit | undefined, res: Response): Promise<Response> => {
     if (!checker) return res;
     const problems = checker.check(
@@ -222,6 +223,23 @@ export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): 
       }),
   };
   return api;
+}
+
+/**
+ * GETs JSON on a connection of its own (closed after): a test that sets up for
+ * a minute after starting its server must not find the first request of its
+ * client on a kept-alive socket that both sides are about to time out.
+ */
+function unpooledJson(url: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve(JSON.parse(text)));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
 }
 
 /**
