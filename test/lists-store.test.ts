@@ -663,6 +663,7 @@ describe.each(BACKENDS)('ledger lists on %s', (kind) => {
     expect(r).toEqual({
       asOfDate: '2026-01-31',
       currency: 'AUD',
+      basis: 'journals', // the organisation has journal lines (without: basis documents, test/account-balances-documents.test.ts)
       accounts: [
         { code: '090', name: 'Operating', type: 'BANK', class: 'ASSET', balance: '0' },
         { code: '091', name: 'Sensitive account', type: 'BANK', class: 'ASSET', balance: '1000' },
