@@ -20,7 +20,7 @@ import { SERVER_BIN } from './helpers/net.js';
 import { rows } from '../src/store/db.js';
 import { connectByConsent, connectLink, disconnectLedger, type CliConsentOptions } from '../src/ledger/consent.js';
 import { ConsentError, type OAuthEndpoint } from '../src/ledger/oauth.js';
-import { connectionsDue, syncOrganisation, type SyncOptions, type SyncResult } from '../src/ledger/sync/sync.js';
+import { connectLedger, connectionsDue, syncOrganisation, type SyncOptions, type SyncResult } from '../src/ledger/sync/sync.js';
 import { GRANULAR_READ_SCOPES } from '../src/ledger/xero/scopes.js';
 import { SyncTrigger } from '../src/jobs/sync-trigger.js';
 import { workerTick } from '../src/jobs/worker.js';
@@ -405,5 +405,10 @@ describe('disconnect', () => {
     expect(list.ledgerAlert).toMatchObject({ kind: 'no_connection', reason: 'disconnected' });
     expect((await syncOrganisation(api.store.db, orgId, ledgerOf(xs))).outcome).toBe('skipped');
     await expect(disconnectLedger(api.store.db, oauthOf(xs), keyring, orgId, new Date())).rejects.toMatchObject({ kind: 'not_connected' });
+    // Connected again (here a connection made elsewhere, `ledger connect --refresh-token`): no longer marked disconnected.
+    await connectLedger(api.store.db, keyring, { orgId, tenantId: xs.tenantId, refreshToken: xs.issueGrant().refreshToken, now: new Date() });
+    expect(await connection(orgId)).toMatchObject({ token_state: 'ok', disconnected_at: null, connection_id: null });
+    expect((await syncOrganisation(api.store.db, orgId, { ...ledgerOf(xs), force: true })).outcome).toBe('ok');
+    expect((await (await api.get('/api/agent/invoices?limit=1', key)).json()).ledgerAlert).toBeUndefined();
   });
 });

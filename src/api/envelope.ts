@@ -89,7 +89,6 @@ export function ledgerAlertFrom(
   /** The organisation's web consent (connectUrl). */
   url: string,
 ): LedgerAlert | undefined {
-  const LEDGER_URL = url;
   if (!conn) {
     return {
       severity: 'warn',
@@ -97,7 +96,7 @@ export function ledgerAlertFrom(
       reason: 'not_connected',
       message: 'No ledger account is connected; figures come from imported data and will not update.',
       lastSuccessfulSync: null,
-      cta: { label: 'Connect Xero', url: LEDGER_URL },
+      cta: { label: 'Connect Xero', url },
     };
   }
   const last = conn.lastSuccessfulSync ? conn.lastSuccessfulSync.toISOString() : null;
@@ -108,7 +107,7 @@ export function ledgerAlertFrom(
       reason: 'disconnected',
       message: `The Xero connection was removed${conn.disconnectedAt ? ` on ${conn.disconnectedAt.toISOString().slice(0, 10)}` : ''}; figures are those of the last sync${last ? ` (${last})` : ''} and will not update.`,
       lastSuccessfulSync: last,
-      cta: { label: 'Connect Xero', url: LEDGER_URL },
+      cta: { label: 'Connect Xero', url },
     };
   }
   // token_state: ok | expired | revoked | unreadable (sealed tokens that no held key opens: altered or moved; src/ledger/seal.ts).
@@ -126,7 +125,7 @@ export function ledgerAlertFrom(
             ? 'The stored ledger connection can no longer be read; the data is stale and will not update until it is reconnected.'
             : 'The ledger connection has expired or was revoked; the data is stale and will not update until it is reconnected.',
       lastSuccessfulSync: last,
-      cta: { label: 'Reconnect Xero', url: LEDGER_URL },
+      cta: { label: 'Reconnect Xero', url },
     };
   }
   const age = conn.lastSuccessfulSync ? now.getTime() - conn.lastSuccessfulSync.getTime() : Number.POSITIVE_INFINITY;
@@ -143,7 +142,7 @@ export function ledgerAlertFrom(
           ? 'The ledger is returning errors; retrying automatically. Data may be up to 12 hours old.'
           : 'The ledger is returning errors; retrying automatically. Data is more than 12 hours old.',
       lastSuccessfulSync: last,
-      cta: { label: 'Check ledger status', url: LEDGER_URL },
+      cta: { label: 'Check ledger status', url },
     };
   }
   if (conn.lastSuccessfulSync === null) {
@@ -153,7 +152,7 @@ export function ledgerAlertFrom(
       reason: 'never_synced',
       message: 'The ledger is connected but no sync has completed yet; figures may be missing or come from imported data until the first sync finishes.',
       lastSuccessfulSync: null,
-      cta: { label: 'Check ledger status', url: LEDGER_URL },
+      cta: { label: 'Check ledger status', url },
     };
   }
   if (age > SERVICE_ISSUE_MAX_AGE_MS) {
@@ -163,7 +162,7 @@ export function ledgerAlertFrom(
       reason: 'stale',
       message: `No successful sync for more than 12 hours (last at ${last}); the data may be out of date. The sync workers may not be running.`,
       lastSuccessfulSync: last,
-      cta: { label: 'Check ledger status', url: LEDGER_URL },
+      cta: { label: 'Check ledger status', url },
     };
   }
   const unavailable = unavailableResources(conn.unavailable);
@@ -176,7 +175,7 @@ export function ledgerAlertFrom(
       reason: 'resource_unavailable',
       message: `The ledger syncs, but Cashline may not read ${what}${affects.length ? `: ${affects.join('; ')}` : ''}. Everything else is up to date; reconnect granting the scope to read it.`,
       lastSuccessfulSync: last,
-      cta: { label: 'Reconnect Xero', url: LEDGER_URL },
+      cta: { label: 'Reconnect Xero', url },
     };
   }
   return undefined;

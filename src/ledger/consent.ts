@@ -70,14 +70,7 @@ async function storeConnection(db: Db, keyring: Keyring, orgId: string, grant: G
     accessToken: grant.accessToken,
     accessTokenExpiresAt: new Date(grant.expiresAt),
     now,
-  });
-  await updateConnection(db, orgId, {
-    connectionId: tenant.id,
-    tenantName: tenant.tenantName,
-    scopes: grant.scopes.join(' '),
-    unavailable: [],
-    disconnectedAt: null,
-    syncRequestedAt: null,
+    consent: { connectionId: tenant.id, tenantName: tenant.tenantName, scopes: grant.scopes },
   });
   // A connection to another tenant than the last one (the organisation held no books of it): read it from the start.
   if (before && before.tenantId !== tenant.tenantId) await clearWatermarks(db, orgId);

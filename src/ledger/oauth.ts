@@ -105,11 +105,29 @@ async function post(url: string, headers: Record<string, string>, form: URLSearc
   return { status: res.status, body };
 }
 
+/** What Xero's token endpoint answers (fields unchecked). */
+interface TokenAnswer {
+  access_token?: unknown;
+  refresh_token?: unknown;
+  expires_in?: unknown;
+  scope?: unknown;
+  error?: unknown;
+}
+
+/** One call of the token endpoint with the client's authentication. */
+async function tokenRequest(ep: OAuthEndpoint, fields: Record<string, string>, timeoutMs = 30_000): Promise<{ status: number; body: TokenAnswer }> {
+  const form = new URLSearchParams(fields);
+  const r = await post(`${ep.identityUrl.replace(/\/+$/, '')}/connect/token`, clientAuth(ep, form), form, timeoutMs);
+  return { status: r.status, body: (r.body ?? {}) as TokenAnswer };
+}
+
+/** The scopes a token answer says were granted; null when it does not say. */
+const grantedScopes = (b: TokenAnswer) => (typeof b.scope === 'string' ? b.scope.split(/\s+/).filter(Boolean) : null);
+
 /** Exchanges an authorisation code for tokens, with the PKCE verifier (and the secret when configured). */
 export async function exchangeCode(ep: OAuthEndpoint, input: { code: string; verifier: string; redirectUri: string; now?: number; timeoutMs?: number }): Promise<Grant> {
-  const form = new URLSearchParams({ grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri, code_verifier: input.verifier });
-  const r = await post(`${ep.identityUrl.replace(/\/+$/, '')}/connect/token`, clientAuth(ep, form), form, input.timeoutMs ?? 30_000);
-  const b = (r.body ?? {}) as { access_token?: unknown; refresh_token?: unknown; expires_in?: unknown; scope?: unknown; error?: unknown };
+  const r = await tokenRequest(ep, { grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri, code_verifier: input.verifier }, input.timeoutMs);
+  const b = r.body;
   if (r.status !== 200) {
     const error = typeof b.error === 'string' ? b.error : `HTTP ${r.status}`;
     const hint =
@@ -128,15 +146,14 @@ export async function exchangeCode(ep: OAuthEndpoint, input: { code: string; ver
     accessToken: b.access_token,
     refreshToken: b.refresh_token,
     expiresAt: (input.now ?? Date.now()) + b.expires_in * 1000,
-    scopes: typeof b.scope === 'string' ? b.scope.split(/\s+/).filter(Boolean) : [...ep.scopes],
+    scopes: grantedScopes(b) ?? [...ep.scopes],
   };
 }
 
 /** A new access token from a refresh token (the disconnect needs one to remove the connection). */
 export async function refreshGrant(ep: OAuthEndpoint, refreshToken: string, timeoutMs = 30_000): Promise<Grant> {
-  const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
-  const r = await post(`${ep.identityUrl.replace(/\/+$/, '')}/connect/token`, clientAuth(ep, form), form, timeoutMs);
-  const b = (r.body ?? {}) as { access_token?: unknown; refresh_token?: unknown; expires_in?: unknown; scope?: unknown; error?: unknown };
+  const r = await tokenRequest(ep, { grant_type: 'refresh_token', refresh_token: refreshToken }, timeoutMs);
+  const b = r.body;
   if (r.status !== 200 || typeof b.access_token !== 'string') {
     throw new ConsentError(`Xero refused the refresh token (${typeof b.error === 'string' ? b.error : `HTTP ${r.status}`})`, 'invalid_grant');
   }
@@ -144,7 +161,7 @@ export async function refreshGrant(ep: OAuthEndpoint, refreshToken: string, time
     accessToken: b.access_token,
     refreshToken: typeof b.refresh_token === 'string' ? b.refresh_token : refreshToken,
     expiresAt: Date.now() + Number(b.expires_in ?? 1800) * 1000,
-    scopes: typeof b.scope === 'string' ? b.scope.split(/\s+/).filter(Boolean) : [],
+    scopes: grantedScopes(b) ?? [],
   };
 }
 

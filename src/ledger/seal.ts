@@ -175,7 +175,7 @@ export class Keyring {
   mac(purpose: string, data: string): string {
     if (this.source.changed()) this.reload();
     const { id, key } = this.currentKey();
-    return createHmac('sha256', this.macKey(id, key, purpose)).update(data, 'utf8').digest('base64url');
+    return this.macWith(id, key, purpose, data);
   }
 
   /** Whether `mac` is the MAC of `data` for `purpose` under any held key (constant-time comparison). */
@@ -185,7 +185,7 @@ export class Keyring {
     const given = Buffer.from(mac, 'utf8');
     let ok = false;
     for (const [id, key] of this.keys) {
-      const want = Buffer.from(createHmac('sha256', this.macKey(id, key, purpose)).update(data, 'utf8').digest('base64url'), 'utf8');
+      const want = Buffer.from(this.macWith(id, key, purpose, data), 'utf8');
       // Every key is tried (no early return): the time does not tell which matched.
       if (want.length === given.length && timingSafeEqual(want, given)) ok = true;
     }
@@ -235,6 +235,10 @@ export class Keyring {
       'unreadable',
       `the stored ledger tokens of organisation ${orgId} do not open under key ${id} of ${ENCRYPTION_KEY_VAR}: they were altered or belong to another organisation; reconnect the ledger (cashline-server ledger connect)`,
     );
+  }
+
+  private macWith(id: string, key: Buffer, purpose: string, data: string): string {
+    return createHmac('sha256', this.macKey(id, key, purpose)).update(data, 'utf8').digest('base64url');
   }
 
   private macKey(id: string, key: Buffer, purpose: string): Buffer {

@@ -15,14 +15,27 @@ import { consentFlow, webhookSyncs } from './ledger-web.js';
 import { startDemoLedger } from './demo-ledger.js';
 import { startOpsSocket } from './ops-socket.js';
 
-/** The XERO_* ledger endpoint, or null when syncing is not configured (said once in the log). */
+/**
+ * The XERO_* ledger endpoint this process can sync with, or null, said once
+ * in the log with why: no XERO_CLIENT_ID, an unreadable key file, or no
+ * CASHLINE_ENCRYPTION_KEY with DATABASE_URL (every run would fail on its
+ * first token and trip the breakers: the configuration is the thing to fix).
+ * Computed once per process and shared by the API's webhook syncs and the workers.
+ */
 function configuredLedger(ctx: CommandContext, logger: Logger): LedgerEndpoint | null {
+  let endpoint: LedgerEndpoint;
   try {
-    return ledgerEndpoint(ctx.config);
-  } catch {
-    logger.info('ledger sync not configured (XERO_CLIENT_ID unset): this process does not sync');
+    endpoint = ledgerEndpoint(ctx.config);
+  } catch (err) {
+    if (err instanceof SealError) logger.warn(`ledger sync not configured: ${err.message}: this process does not sync`);
+    else logger.info('ledger sync not configured (XERO_CLIENT_ID unset): this process does not sync');
     return null;
   }
+  if (!endpoint.keyring.hasKey) {
+    logger.warn('ledger sync not configured: CASHLINE_ENCRYPTION_KEY is unset with DATABASE_URL (the ledger tokens are sealed with it): this process does not sync');
+    return null;
+  }
+  return endpoint;
 }
 
 export interface ServeOptions {
@@ -103,10 +116,13 @@ function demoCommand(program: Command, io: Io): void {
         // With --ledger the API also takes the demo server's webhooks (signed with its key) and its web consent.
         const waiting = new Map<string, (r: SyncResult) => void>();
         const served = ledger ? { ...ctx, config: { ...ctx.config, XERO_WEBHOOK_KEY: ledger.webhookKey } } : ctx;
+        // The ledger this process syncs (webhooks and workers alike): the demo's server, or the XERO_* configuration.
+        const endpoint = ledger ? ledger.config : configuredLedger(ctx, createLogger(ctx.config));
         const server = await serveApi(served, {
           ...(opts.host ? { host: opts.host } : {}),
           ...(opts.port !== undefined ? { port: opts.port } : {}),
-          ...(ledger ? { ledger: ledger.config, oauth: ledger.oauth, onWebhookSync: (r: SyncResult) => waiting.get(r.orgId)?.(r) } : {}),
+          ledger: endpoint,
+          ...(ledger ? { oauth: ledger.oauth, onWebhookSync: (r: SyncResult) => waiting.get(r.orgId)?.(r) } : {}),
         });
         // A change made on the ledger side, arriving by webhook.
         let webhook: Awaited<ReturnType<NonNullable<typeof ledger>['showWebhook']>> | null = null;
@@ -121,7 +137,7 @@ function demoCommand(program: Command, io: Io): void {
         // The workers run in the demo process (nightly baselines and forecast, the daily brief,
         // and with --ledger the sync), so the demo stays fresh while it serves. They start after
         // the webhook's show: on the embedded store their first recompute would hold the store meanwhile.
-        await startWorkers(ctx, ledger?.config);
+        await startWorkers(ctx, endpoint);
         if (ledger) for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void ledger.close());
         const banner = {
           baseUrl: server.url,
@@ -167,8 +183,9 @@ function serveCommand(program: Command, io: Io): void {
     .option('--port <port>', 'listen port (default PORT or 8787)', portArg)
     .action(
       action(io, async (ctx, opts: { host?: string; port?: number; workers?: boolean }) => {
-        const server = await serveApi(ctx, opts);
-        if (opts.workers !== false) await startWorkers(ctx);
+        const ledger = configuredLedger(ctx, createLogger(ctx.config));
+        const server = await serveApi(ctx, { ...opts, ledger });
+        if (opts.workers !== false) await startWorkers(ctx, ledger);
         io.stdout(`${JSON.stringify({ baseUrl: server.url })}\n`);
         return KEEP_RUNNING;
       }),
@@ -196,23 +213,10 @@ export function workerCommand(program: Command, io: Io): void {
  * its cadence, the nightly baselines and forecast snapshot, the daily brief;
  * stopped on SIGTERM/SIGINT. `ledger` overrides the XERO_* settings (demo --ledger).
  */
-async function startWorkers(ctx: CommandContext, ledger?: import('../ledger/sync/sync.js').LedgerEndpoint): Promise<void> {
+async function startWorkers(ctx: CommandContext, ledger?: LedgerEndpoint | null): Promise<void> {
   const store = await ctx.store();
   const logger = createLogger(ctx.config);
-  let endpoint = ledger ?? null;
-  if (!endpoint) {
-    try {
-      endpoint = ledgerEndpoint(ctx.config);
-    } catch (err) {
-      if (err instanceof SealError) logger.warn(`ledger sync not configured: ${err.message}: the workers do not sync`);
-      else logger.info('ledger sync not configured (XERO_CLIENT_ID unset): the workers do not sync');
-    }
-  }
-  if (endpoint && !endpoint.keyring.hasKey) {
-    // Every run would fail on its first token and trip the breakers: the configuration is the thing to fix.
-    logger.warn('ledger sync not configured: CASHLINE_ENCRYPTION_KEY is unset with DATABASE_URL (the ledger tokens are sealed with it): the workers do not sync');
-    endpoint = null;
-  }
+  const endpoint = ledger === undefined ? configuredLedger(ctx, logger) : ledger;
   const loop = startWorkerLoop(
     {
       db: store.db,

@@ -20,7 +20,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { orgsOfTenants, requestSync } from '../../store/queries/consents.js';
+import { requestSyncOfTenants } from '../../store/queries/consents.js';
 import type { ApiApp, AppEnv, ConsentAnswer } from '../context.js';
 
 const COOKIE = 'cashline_consent';
@@ -148,9 +148,7 @@ async function xeroWebhook(c: Context<AppEnv>) {
   }
   const tenants = [...new Set(events.map((e) => (e as { tenantId?: unknown } | null)?.tenantId).filter((t): t is string => typeof t === 'string'))];
   if (tenants.length === 0) return c.body(null, 200); // the intent-to-receive check, or nothing we can use
-  const known = await orgsOfTenants(deps.store.db, tenants);
-  const now = deps.clock.now();
-  for (const k of known) await requestSync(deps.store.db, k.orgId, now);
+  const known = await requestSyncOfTenants(deps.store.db, tenants, deps.clock.now());
   const unknown = tenants.filter((t) => !known.some((k) => k.tenantId === t));
   if (unknown.length) deps.logger.info({ tenants: unknown }, 'xero webhook: events for tenants no organisation is connected to; ignored');
   const orgIds = [...new Set(known.map((k) => k.orgId))];

@@ -136,11 +136,24 @@ export function ledgerEndpoint(
   };
 }
 
-/** Creates or replaces an organisation's ledger connection (after the OAuth consent), its tokens sealed: healthy, never synced. */
+/**
+ * Creates or replaces an organisation's ledger connection (after the OAuth
+ * consent), its tokens sealed: healthy, never synced, connected again if it
+ * had been disconnected, with what the consent told (Xero's connection id,
+ * the tenant's name, the scopes granted; null when made elsewhere).
+ */
 export async function connectLedger(
   db: Db,
   keyring: Keyring,
-  input: { orgId: string; tenantId: string; refreshToken: string; accessToken?: string; accessTokenExpiresAt?: Date; now: Date },
+  input: {
+    orgId: string;
+    tenantId: string;
+    refreshToken: string;
+    accessToken?: string;
+    accessTokenExpiresAt?: Date;
+    now: Date;
+    consent?: { connectionId: string; tenantName: string; scopes: readonly string[] };
+  },
 ): Promise<void> {
   const sealed = sealTokens(keyring, input.orgId, { accessToken: input.accessToken ?? null, refreshToken: input.refreshToken });
   const values = {
@@ -154,6 +167,12 @@ export async function connectLedger(
     breakerOpenedAt: null,
     consecutiveFailures: 0,
     lastError: null,
+    connectionId: input.consent?.connectionId ?? null,
+    tenantName: input.consent?.tenantName ?? null,
+    scopes: input.consent ? input.consent.scopes.join(' ') : null,
+    unavailable: [],
+    disconnectedAt: null,
+    syncRequestedAt: null,
   };
   await upsertConnection(db, input.orgId, input.now, values);
 }
@@ -283,7 +302,7 @@ class SyncRun {
     let done = 0;
     let total = 0;
     while (!this.failure) {
-      const res = await this.client.get(`/${resource}`, { page: String(page), pageSize: String(this.pageSize), order: 'UpdatedDateUTC ASC' }, since);
+      const res = await this.client.get(RESOURCE_PATHS[resource], { page: String(page), pageSize: String(this.pageSize), order: 'UpdatedDateUTC ASC' }, since);
       const { batch, records } = this.map(resource, res.body);
       const pagination = (res.body as { pagination?: { itemCount?: number } } | null)?.pagination;
       if (page === 1 && typeof pagination?.itemCount === 'number') total = Math.max(total, done + pagination.itemCount);
@@ -307,7 +326,7 @@ class SyncRun {
     let offset = this.watermarks.get('Journals')?.nextPage ?? 0;
     let done = 0;
     while (!this.failure) {
-      const res = await this.client.get('/Journals', { offset: String(offset) });
+      const res = await this.client.get(RESOURCE_PATHS.Journals, { offset: String(offset) });
       const { batch, records } = this.map('Journals', res.body);
       let last = offset;
       for (const r of records) {
@@ -325,7 +344,7 @@ class SyncRun {
 
   private async pullWhole(resource: 'Accounts' | 'BankSummary' | 'RepeatingInvoices'): Promise<void> {
     if (resource === 'RepeatingInvoices') {
-      const res = await this.client.get('/RepeatingInvoices');
+      const res = await this.client.get(RESOURCE_PATHS.RepeatingInvoices);
       const { batch, records } = this.map('RepeatingInvoices', res.body);
       await this.store('RepeatingInvoices', batch, { modifiedSince: this.opts.now(), nextPage: 1 });
       this.count('RepeatingInvoices', records.length);
@@ -334,7 +353,7 @@ class SyncRun {
     }
     if (resource === 'Accounts') {
       const since = this.watermarks.get('Accounts')?.modifiedSince ?? null;
-      const res = await this.client.get('/Accounts', {}, since);
+      const res = await this.client.get(RESOURCE_PATHS.Accounts, {}, since);
       const { batch, records } = this.map('Accounts', res.body);
       const newest = maxUpdated(records);
       await this.store('Accounts', batch, { modifiedSince: newest && (!since || newest > since) ? newest : since, nextPage: 1 });
@@ -342,7 +361,7 @@ class SyncRun {
       this.opts.onProgress?.('Accounts', records.length, records.length);
       return;
     }
-    const res = await this.client.get('/Reports/BankSummary');
+    const res = await this.client.get(RESOURCE_PATHS.BankSummary);
     const { batch } = this.map('BankSummary', res.body);
     await this.store('BankSummary', batch, { modifiedSince: this.opts.now(), nextPage: 1 });
     this.count('BankSummary', batch.bankSummary.balances.length);

@@ -57,19 +57,16 @@ export async function pruneConsents(db: Db, orgId: string, now: Date): Promise<v
 }
 
 /**
- * The connected organisations of Xero tenants (a webhook names tenants, not
- * organisations: the one look-up across organisations here, by the indexed
- * tenant id), disconnected ones excluded.
+ * Marks that the ledgers of these Xero tenants changed at `at` (a webhook
+ * names tenants, not organisations: the one look-up across organisations
+ * here, by the indexed tenant id), disconnected connections excluded; a
+ * worker syncs each if no run starts after. Returns the organisations marked.
  */
-export async function orgsOfTenants(db: Db, tenantIds: string[]): Promise<{ orgId: string; tenantId: string }[]> {
+export async function requestSyncOfTenants(db: Db, tenantIds: string[], at: Date): Promise<{ orgId: string; tenantId: string }[]> {
   if (tenantIds.length === 0) return [];
   return db
-    .select({ orgId: s.ledgerConnections.orgId, tenantId: s.ledgerConnections.tenantId })
-    .from(s.ledgerConnections)
-    .where(and(inArray(s.ledgerConnections.tenantId, tenantIds), isNull(s.ledgerConnections.disconnectedAt)));
-}
-
-/** Marks that the organisation's ledger changed at `at` (a worker syncs it if no run starts after). */
-export async function requestSync(db: Db, orgId: string, at: Date): Promise<void> {
-  await db.update(s.ledgerConnections).set({ syncRequestedAt: at }).where(eq(s.ledgerConnections.orgId, orgId));
+    .update(s.ledgerConnections)
+    .set({ syncRequestedAt: at })
+    .where(and(inArray(s.ledgerConnections.tenantId, tenantIds), isNull(s.ledgerConnections.disconnectedAt)))
+    .returning({ orgId: s.ledgerConnections.orgId, tenantId: s.ledgerConnections.tenantId });
 }
