@@ -9,7 +9,7 @@ import { type Db, rows } from '../db.js';
 import { addDays } from '../../domain/calendar.js';
 import { canonical, dec } from '../../domain/money.js';
 import { AGEING_BANDS, type AgeingBand, type ArAgeing, type MoneyEvent } from '../../domain/forecast/daily.js';
-import { base } from './forecast-items.js';
+import { atDocumentRate, base } from './forecast-items.js';
 import { ITEM_OF_PAYMENT, PAYMENT_SIGNED } from './payment-amounts.js';
 
 /** Money that moved through bank accounts between two dates (inclusive): payments and spend/receive money, transfers excluded. */
@@ -224,10 +224,6 @@ export async function agedByContact(db: Db, orgId: string, side: 'AR' | 'AP', as
   }
   return [...by.values()];
 }
-
-/** A document's amount in the base currency at its own rate (as `base` converts what it still owes). */
-const atDocumentRate = (amount: string) =>
-  sql.raw(`case when i.currency = o.base_currency or i.currency_rate is null or i.currency_rate = 0 then ${amount} else round(${amount} / i.currency_rate, 2) end`);
 
 /**
  * What was paid (AUTHORISED payments) or allocated (credit allocations, on

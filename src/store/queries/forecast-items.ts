@@ -21,9 +21,12 @@ import type { LedgerItem } from '../../domain/forecast/types.js';
 /** How far back the engine looks (days): the behaviour models use two years, seasonality three. */
 export const HISTORY_DAYS = 3 * 365 + 7;
 
-/** An amount in the organisation's base currency (the document's rate, Xero's convention), rounded to cents. */
-export const base = (col: string) =>
-  sql.raw(`case when i.currency = o.base_currency or i.currency_rate is null or i.currency_rate = 0 then i.${col} else round(i.${col} / i.currency_rate, 2) end`);
+/** An amount (an SQL expression) on document `i` in the organisation `o`'s base currency at the document's rate (Xero's convention), rounded to cents. */
+export const atDocumentRate = (amount: string) =>
+  sql.raw(`case when i.currency = o.base_currency or i.currency_rate is null or i.currency_rate = 0 then ${amount} else round(${amount} / i.currency_rate, 2) end`);
+
+/** A column of document `i` in the base currency (`atDocumentRate`). */
+export const base = (col: string) => atDocumentRate(`i.${col}`);
 
 /**
  * The history of the organisation's invoices and bills as of `asOf` (its
