@@ -61,6 +61,9 @@ export const configSchema = z.object({
       })
       .optional(),
   ),
+  /** The audit log's writes (docs/reliability.md#audit-log): the longest a row waits in memory (ms), and rows per insert. */
+  CASHLINE_AUDIT_FLUSH_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(60_000).default(500)),
+  CASHLINE_AUDIT_BATCH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(500)),
   /** How long a verified key is kept in process (docs/api.md#key-cache); 0 turns the cache off. */
   CASHLINE_KEY_CACHE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(300).default(5)),
   /**

@@ -52,8 +52,8 @@ describe('cashline (client executable)', () => {
     expect(JSON.parse(r.stdout).key.orgId).toBe(orgId);
     const orgs = await run(['orgs', '--base-url', api.url, '--api-key', key], {});
     expect(JSON.parse(orgs.stdout).orgs[0].id).toBe(orgId);
-    const tools = await rows<{ tool: string }>(api.store.db, sql`select tool from audit_log where org_id = ${orgId} order by id`);
-    expect(tools.map((t) => t.tool).slice(0, 2)).toEqual(['service.cli_status', 'service.cli_orgs']);
+    const tools = await api.audit(orgId);
+    expect(tools.map((t) => t.tool).reverse().slice(0, 2)).toEqual(['service.cli_status', 'service.cli_orgs']);
   });
 
   it('list subcommands map their flags to the query parameters (spec 1: "Its flags map to the query parameters")', async () => {
@@ -72,6 +72,7 @@ describe('cashline (client executable)', () => {
 
   it('flags are validated before any request; a missing drill is not_found', async () => {
     const env = { CASHLINE_BASE_URL: api.url, CASHLINE_API_KEY: key };
+    await api.audit(orgId); // the server's buffered rows written
     const [before] = await rows<{ n: number }>(api.store.db, sql`select count(*)::int8 as n from audit_log`);
     const badDate = await run(['invoices', '--date-from', '2024-02-30'], env);
     expect(badDate.stderr).toMatch(/^error: validation_error - --date-from/);
@@ -80,6 +81,7 @@ describe('cashline (client executable)', () => {
     expect(badLimit.stderr).toMatch(/^error: validation_error - --limit/);
     const badType = await run(['contacts', '--type', 'robots'], env);
     expect(badType.code).toBe(2);
+    await api.audit(orgId); // the server's buffered rows written
     const [after] = await rows<{ n: number }>(api.store.db, sql`select count(*)::int8 as n from audit_log`);
     expect(after!.n).toBe(before!.n);
     const missing = await run(['contact', 'no-such-contact'], env);

@@ -104,6 +104,8 @@ describe('compression (pglite)', () => {
     // Encoded, the validator is weak and still matches.
     const gz = await raw(url, 'GET', { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip' });
     expect(gz.headers.etag).toBe(`W/${tag}`);
+    // The 304's credit was kept (not given back after the answer): the next call spends the one after it.
+    expect(credits(gz)).toBe(credits(again) - 1);
     expect((await raw(url, 'GET', { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip', 'if-none-match': `W/${tag}` })).status).toBe(304);
     // Another answer (a page of one) does not match.
     const other = await raw(`${api.url}/api/agent/invoices?limit=1`, 'GET', { authorization: `Bearer ${key}`, 'if-none-match': tag });

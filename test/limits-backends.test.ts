@@ -27,11 +27,23 @@ const redisFor = () => {
   return l;
 };
 
+/** The limiter's calls the pipeline made (each test server's limiter is wrapped to record them). */
+const calls: string[] = [];
+const counting = (inner: Limiter): Limiter => ({
+  name: inner.name,
+  admit: (...a) => (calls.push('admit'), inner.admit(...a)),
+  settle: (...a) => (calls.push('settle'), inner.settle(...a)),
+  hitBurst: (...a) => (calls.push('hitBurst'), inner.hitBurst(...a)),
+  reserveCredit: (...a) => (calls.push('reserveCredit'), inner.reserveCredit(...a)),
+  releaseCredit: (...a) => (calls.push('releaseCredit'), inner.releaseCredit(...a)),
+  usage: (...a) => (calls.push('usage'), inner.usage(...a)),
+});
+
 const BACKENDS: Backend[] = [
-  { name: 'sql on pglite', runs: 5, start: () => startTestApi('pglite'), limiter: (api) => new SqlLimiter(api.store.db) },
-  { name: 'sql on postgres', runs: 20, start: () => startTestApi('postgres'), limiter: (api) => new SqlLimiter(api.store.db) },
+  { name: 'sql on pglite', runs: 5, start: () => startTestApi('pglite', { limiter: (store) => counting(new SqlLimiter(store.db)) }), limiter: (api) => new SqlLimiter(api.store.db) },
+  { name: 'sql on postgres', runs: 20, start: () => startTestApi('postgres', { limiter: (store) => counting(new SqlLimiter(store.db)) }), limiter: (api) => new SqlLimiter(api.store.db) },
   // Redis counters with the PostgreSQL store, as deployed (REDIS_URL + DATABASE_URL).
-  { name: 'redis', runs: 20, start: () => startTestApi('postgres', { limiter: () => redisFor() }), limiter: () => redisFor() },
+  { name: 'redis', runs: 20, start: () => startTestApi('postgres', { limiter: () => counting(redisFor()) }), limiter: () => redisFor() },
 ];
 
 afterAll(async () => {
@@ -123,6 +135,67 @@ describe.each(BACKENDS)('limits on $name', (backend) => {
     api.clock.set(new Date(t0 + CREDIT_WINDOW_MS + 1000));
     expect((await api.get('/api/agent/orgs', k)).status).toBe(200);
     api.clock.set(new Date(t0));
+  });
+
+  it('one admission (burst, credit and daily bucket in one call) agrees with the model; settle gives back what it took', async () => {
+    const limiter = backend.limiter(api);
+    await fc.assert(
+      fc.asyncProperty(schedule, async ({ limit, offsets, probe }) => {
+        const subject = { billingAccountId: randomUUID(), meterId: randomUUID(), orgId: (await api.org()).orgId, limit };
+        const keyId = randomUUID();
+        const t0 = Date.UTC(2026, 10, 23);
+        const admitted: number[] = [];
+        const burst: number[] = [];
+        let daily = 0;
+        for (const o of [...offsets].sort((a, b) => a - b)) {
+          const now = t0 + o;
+          const burstOk = burst.filter((t) => t > now - 60_000).length < 60;
+          const creditOk = bruteForce(limit, admitted, now).remaining > 0;
+          const a = await limiter.admit({ keyId, route: '/api/agent/invoices', subject, credit: 'reserve', daily: 'count', day: '2026-11-23' }, new Date(now));
+          expect(a.burst.allowed).toBe(burstOk);
+          if (!burstOk) {
+            expect([a.credit, a.usage, a.dailyUsed, a.taken]).toEqual([null, null, null, null]);
+            continue;
+          }
+          burst.push(now);
+          expect(a.credit?.allowed).toBe(creditOk);
+          if (!creditOk) {
+            expect([a.dailyUsed, a.taken]).toEqual([null, null]);
+            continue;
+          }
+          admitted.push(now);
+          daily++;
+          expect(a.dailyUsed).toBe(daily);
+          expect(a.usage!.remaining).toBe(bruteForce(limit, admitted, now).remaining);
+          // Every third call turns out not chargeable: its credit and its daily count come back.
+          if (admitted.length % 3 === 0) {
+            await limiter.settle(a.taken!);
+            admitted.pop();
+            daily--;
+          }
+        }
+        const last = t0 + Math.max(probe, ...offsets);
+        const read = await limiter.admit({ keyId: randomUUID(), route: '/api/agent/status', subject, credit: 'read', daily: 'read', day: '2026-11-23' }, new Date(last));
+        expect([read.credit, read.taken, read.dailyUsed, read.usage!.remaining]).toEqual([null, null, daily, bruteForce(limit, admitted, last).remaining]);
+      }),
+      { numRuns: 15 },
+    );
+  }, 120_000);
+
+  it('a request costs one call of the limiter; a refusal before admission one burst count; an uncharged answer one more to settle', async () => {
+    const o = await api.org({ name: 'Counted', plan: 'Reserve' });
+    const k = await api.key(o.orgId, ['READ_CONTACTS']);
+    const cases: [string, number, string[]][] = [
+      ['/api/agent/contacts?limit=1', 200, ['admit']],
+      ['/api/agent/status', 200, ['admit']],
+      ['/api/agent/invoices', 403, ['hitBurst']],
+      ['/api/agent/contacts?limit=0', 400, ['admit', 'settle']],
+    ];
+    for (const [path, status, expected] of cases) {
+      calls.length = 0;
+      expect((await api.get(path, k)).status).toBe(status);
+      expect([path, calls]).toEqual([path, expected]);
+    }
   });
 
   it('usage from the backend matches the brute-force model over random schedules', async () => {

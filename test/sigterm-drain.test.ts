@@ -4,7 +4,8 @@
  * clients keep heavy and light requests in flight over keep-alive
  * connections; SIGTERM arrives; every request the server had received is
  * answered 200 in full, the process exits 0 after the last of them, and no
- * request is cut off half-way (a reset or a truncated body).
+ * request is cut off half-way (a reset or a truncated body); and every
+ * answered request has its audit row, written from the buffer before exit.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,8 @@ import { generateDemo, writeXeroFiles } from '../src/demo/generate.js';
 import { importDirectory } from '../src/ledger/import.js';
 import { createKey, createOrg, createUser } from '../src/store/tenancy.js';
 import { SCOPES } from '../src/domain/scopes.js';
+import { sql } from 'drizzle-orm';
+import { rows } from '../src/store/db.js';
 import { freshStore, type TestStore } from './helpers/store.js';
 import { serveProcess, type ServedProcess } from './helpers/net.js';
 
@@ -26,10 +29,12 @@ describe('SIGTERM under load', () => {
   let server: ServedProcess;
   const keys: string[] = [];
   let dir: string;
+  let org: string;
 
   beforeAll(async () => {
     store = await freshStore('postgres');
     const { orgId } = await createOrg(store.db, { name: 'Draining', plan: 'Reserve', now: NOW });
+    org = orgId;
     dir = mkdtempSync(join(tmpdir(), 'cashline-drain-'));
     writeXeroFiles(dir, generateDemo({ asOf: NOW, scale: 0.1, seed: 5 }).files);
     await importDirectory(store.db, orgId, dir, { now: NOW });
@@ -91,5 +96,10 @@ describe('SIGTERM under load', () => {
     const later = results.filter((r) => r.sentAfterSignal);
     expect(later.filter((r) => r.status !== 'error' && (r.status !== 200 || !r.complete))).toEqual([]);
     expect(server.output()).toMatch(/drain|stopp|clos/i);
+    // The audit log is written in batches: the rows still buffered at the signal were written before the exit,
+    // one for every request answered (issue 21).
+    const answered = results.filter((r) => r.status !== 'error').length;
+    const [audit] = await rows<{ n: number }>(store.db, sql`select count(*)::int8 as n from audit_log where org_id = ${org}`);
+    expect(audit!.n).toBe(answered);
   }, 60_000);
 });

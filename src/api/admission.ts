@@ -1,22 +1,26 @@
 /**
- * The limits of spec 8 in the pipeline (decisions.md):
- * - `countBurst` (right after authentication): every authenticated request
- *   counts against its key's bucket for the endpoint template (60 a minute,
- *   a sliding window), whatever happens next; a request over the cap is not
- *   recorded. Its verdict is acted on by `limits`, so an over-cap request
- *   still gets its 400/403 from tenancy or scope first.
- * - `limits` (after the scope check): 429 rate_limited over the burst cap;
- *   then one query credit is reserved atomically (never on /status, nor on
- *   the HANDLER_METERED endpoints, which charge per row themselves; not when
- *   no billing account is behind the request), 429 quota_exhausted when the
- *   window is full. After the handler, the reservation is returned unless the
- *   answer was 2xx or 404 (so 400/401/403/429/5xx are never charged).
+ * The limits of spec 8 in the pipeline (decisions.md), in one round trip to
+ * the counters per request (issue 21):
+ * - `admit` (after tenancy and the scope check): one `Limiter.admit` call
+ *   counts the request against its key's burst bucket for the endpoint
+ *   template (60 a minute, a sliding window) and, when the burst admits it and
+ *   a billing account is behind it, reserves one query credit (never on
+ *   /status, nor on the HANDLER_METERED endpoints, which charge per row
+ *   themselves: those only read the window) and counts it in the
+ *   organisation's legacy daily bucket. 429 rate_limited over the burst cap,
+ *   429 quota_exhausted when the credit window is full. After the handler,
+ *   what was taken is given back in one more round trip unless the answer was
+ *   chargeable (2xx, 304 or 404: 400/401/403/429/5xx are never charged).
+ * - `countRefusal` (right after authentication): every authenticated request
+ *   counts against its burst bucket, whatever happens next; a request refused
+ *   before `admit` (400/403 from tenancy, scope or a parameter) is counted
+ *   there, after its answer, so the refusal keeps its precedence over a 429.
  * Both set the IETF RateLimit-Policy / RateLimit items (docs/api.md).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, AuthContext } from './context.js';
 import { ApiError, rootCause } from './errors.js';
-import { BURST_WINDOW_MS, CREDIT_WINDOW_MS, type CreditSubject, planCredits, type Usage } from '../domain/plans.js';
+import { type BurstResult, BURST_WINDOW_MS, CREDIT_WINDOW_MS, type CreditSubject, planCredits, type Usage } from '../domain/plans.js';
 
 export const STATUS_ROUTE = '/api/agent/status';
 
@@ -33,8 +37,6 @@ export function creditSubject(auth: AuthContext): CreditSubject | null {
   return { billingAccountId: auth.billing.id, meterId: auth.meterId, orgId: auth.orgId, limit: planCredits(auth.billing.plan) };
 }
 
-/** Whether an answer with this status spends the call's credit (decisions.md). */
-export const isChargeable = (status: number) => (status >= 200 && status <= 299) || status === 404;
 
 function addRateLimit(c: Context<AppEnv>, policy: string, limit: string): void {
   const rl = c.get('rateLimit');
@@ -42,56 +44,77 @@ function addRateLimit(c: Context<AppEnv>, policy: string, limit: string): void {
   rl.limits.push(limit);
 }
 
-export const countBurst: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const deps = c.get('deps');
-  const burst = await deps.limiter.hitBurst(c.get('key').keyId, c.get('route'), deps.clock.now());
-  c.set('burst', burst);
+/** Whether an answer with this status spends the call's credit and daily count (decisions.md; a 304 is a read like any other). */
+export const isChargeable = (status: number) => (status >= 200 && status <= 299) || status === 304 || status === 404;
+
+function addBurstRateLimit(c: Context<AppEnv>, burst: BurstResult): void {
   addRateLimit(
     c,
     `"burst";q=${burst.limit};w=${BURST_WINDOW_MS / 1000}`,
     `"burst";r=${burst.remaining};t=${burst.allowed ? burst.resetSeconds : burst.retryAfterSeconds}`,
   );
+}
+
+/** The UTC day (YYYY-MM-DD) of the legacy daily bucket. */
+const utcDay = (now: Date) => now.toISOString().slice(0, 10);
+
+export const countRefusal: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set('admitted', false);
   await next();
+  if (c.get('admitted')) return;
+  const deps = c.get('deps');
+  try {
+    // observe (outside) writes the RateLimit headers after this.
+    addBurstRateLimit(c, await deps.limiter.hitBurst(c.get('key').keyId, c.get('route'), deps.clock.now()));
+  } catch (err) {
+    deps.logger.warn({ requestId: c.get('requestId'), cause: rootCause(err) }, 'could not count a refused request against its burst bucket');
+  }
 };
 
-export const limits: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const admit: MiddlewareHandler<AppEnv> = async (c, next) => {
   const deps = c.get('deps');
-  const burst = c.get('burst');
-  if (!burst.allowed) {
-    throw new ApiError(429, 'rate_limited', `Burst cap: at most ${burst.limit} requests a minute per key and endpoint.`, {
-      retryAfterSeconds: burst.retryAfterSeconds,
-    });
-  }
-
+  const route = c.get('route');
   const now = deps.clock.now();
   const subject = creditSubject(c.get('auth'));
-  let usage: Usage | null = null;
-  if (subject && (c.get('route') === STATUS_ROUTE || HANDLER_METERED.has(c.get('route')))) {
-    usage = await deps.limiter.usage(subject, now); // status is never charged; HANDLER_METERED charge in their handler
-  } else if (subject) {
-    const r = await deps.limiter.reserveCredit(subject, now);
-    usage = r.usage;
-    if (!r.allowed) {
-      addCreditRateLimit(c, usage, now, r.retryAfterSeconds);
-      throw new ApiError(
-        429,
-        'quota_exhausted',
-        `All ${subject.limit} query credits of the rolling 5-hour window are used; the next frees in ${r.retryAfterSeconds} seconds.`,
-        { retryAfterSeconds: r.retryAfterSeconds },
-      );
-    }
-    c.set('credit', { subject, reservation: r.reservation });
+  c.set('admitted', true); // whatever happens now (a 429, the counters unavailable: 503), never counted twice
+  const a = await deps.limiter.admit(
+    {
+      keyId: c.get('key').keyId,
+      route,
+      subject,
+      // /status is never charged; HANDLER_METERED charge in their handler.
+      credit: route === STATUS_ROUTE || HANDLER_METERED.has(route) ? 'read' : 'reserve',
+      daily: route === STATUS_ROUTE ? 'read' : 'count',
+      day: utcDay(now),
+    },
+    now,
+  );
+  addBurstRateLimit(c, a.burst);
+  if (!a.burst.allowed) {
+    throw new ApiError(429, 'rate_limited', `Burst cap: at most ${a.burst.limit} requests a minute per key and endpoint.`, {
+      retryAfterSeconds: a.burst.retryAfterSeconds,
+    });
   }
-  c.set('usage', usage);
-  if (usage) addCreditRateLimit(c, usage, now);
+  if (a.credit && !a.credit.allowed) {
+    addCreditRateLimit(c, a.credit.usage, now, a.credit.retryAfterSeconds);
+    throw new ApiError(
+      429,
+      'quota_exhausted',
+      `All ${subject!.limit} query credits of the rolling 5-hour window are used; the next frees in ${a.credit.retryAfterSeconds} seconds.`,
+      { retryAfterSeconds: a.credit.retryAfterSeconds },
+    );
+  }
+  c.set('usage', a.usage);
+  c.set('dailyUsed', a.dailyUsed);
+  c.set('credit', a.credit?.allowed ? { subject: subject!, reservation: a.credit.reservation } : null);
+  if (a.usage) addCreditRateLimit(c, a.usage, now);
 
   await next();
 
-  const credit = c.get('credit');
-  if (credit && !isChargeable(c.res.status)) {
+  if (a.taken && !isChargeable(c.res.status)) {
     c.set('credit', null);
     try {
-      await deps.limiter.releaseCredit(credit.subject, credit.reservation);
+      await deps.limiter.settle(a.taken);
     } catch (err) {
       deps.logger.warn({ requestId: c.get('requestId'), cause: rootCause(err) }, 'could not return a reserved credit');
     }

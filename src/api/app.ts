@@ -7,14 +7,16 @@
  *  3. the public documents (/api/agent/openapi.json, /api/agent/docs) answer here;
  *  4. endpoint match: a path no agentRoute declared is 404 not_found;
  *  5. `authenticate`: the one 401;
- *  6. `countBurst`: the request counts against the key's burst bucket;
+ *  6. `countRefusal`: a request refused before step 9 still counts against
+ *     the key's burst bucket (counted after its answer);
  *  7. `tenancy`: the target organisation (400 org_required, 403 forbidden);
  *  8. scope: 403 insufficient_scope; then a NUL character in any declared
  *     parameter (path or query) is 400 bad_request naming it (no text column
  *     can hold one, so nothing downstream ever sees it); then unknown query
  *     parameters and a malformed X-Service-Tool become `warnings`;
- *  9. `limits`: 429 rate_limited (burst), then a query credit is reserved
- *     (429 quota_exhausted), returned afterwards unless the answer is 2xx/404;
+ *  9. `admit`: one round trip to the counters: the burst (429 rate_limited),
+ *     a query credit (429 quota_exhausted) and the legacy daily bucket, given
+ *     back afterwards unless the answer is 2xx/304/404;
  * 10. `envelope`: subscription, quota, usage, alerts; X-Service-* headers on 2xx;
  * 11. the route's own validation (400 bad_request naming the parameter) and handler.
  * Errors thrown anywhere become `{error, message}` bodies (src/api/errors.ts).
@@ -32,13 +34,14 @@ import { type Config, publicUrl } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/db.js';
 import { SqlLimiter } from '../store/usage.js';
+import { AuditLog } from '../store/audit.js';
 import { authenticate, requireScope, tenancy } from './auth.js';
-import { countBurst, limits } from './admission.js';
+import { admit, countRefusal } from './admission.js';
 import type { ApiApp, AppEnv, ConsentFlow, Deps } from './context.js';
 import { registerLedgerWeb } from './routes/ledger-web.js';
 import { registerDocs } from './docs.js';
 import { envelope } from './envelope.js';
-import { ApiError, badRequest, errorResponse, type ErrorBody } from './errors.js';
+import { ApiError, badRequest, errorResponse, type ErrorBody, rootCause } from './errors.js';
 import { ParamError } from '../domain/list-params.js';
 import type { Limiter } from '../domain/plans.js';
 import type { Warning } from '../schemas/common.js';
@@ -61,6 +64,8 @@ export interface AppOptions {
   extraRoutes?: (app: ApiApp) => void;
   /** The process's key cache (startServer's, which hears of revocations); default: one of its own, bounded by its time-to-live alone. */
   keys?: KeyCache;
+  /** The process's audit log (startServer's, written out on close); default: one of its own, written by its timer. */
+  audit?: AuditLog;
   /** Where users reach the service (default CASHLINE_PUBLIC_URL or http://HOST:PORT; startServer: the address it listens on when CASHLINE_PUBLIC_URL is unset). */
   publicUrl?: () => string;
   /** The web consent's ledger side (absent: /connect/xero says the ledger is not configured). */
@@ -91,6 +96,7 @@ export function createApp(opts: AppOptions): ApiApp {
     limiter: opts.limiter ?? new SqlLimiter(opts.store.db),
     cursorSecret: opts.config.CASHLINE_CURSOR_SECRET ?? randomBytes(32).toString('hex'),
     keys: opts.keys ?? new KeyCache(opts.config.CASHLINE_KEY_CACHE_SECONDS * 1000),
+    audit: opts.audit ?? auditLog(opts),
     publicUrl: opts.publicUrl ?? (() => publicUrl(opts.config)),
     consent: opts.consent,
     onLedgerChanged: opts.onLedgerChanged,
@@ -147,7 +153,7 @@ export function createApp(opts: AppOptions): ApiApp {
   });
   registerDocs(app); // public: answered before authentication
   // ETag on every answer, 304 for a matching If-None-Match (after the limits: a 304 is a read like any other; docs/api.md#http).
-  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countBurst, tenancy, checkScope, rejectNul, noteIgnored, limits, envelope, etagging());
+  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countRefusal, tenancy, checkScope, rejectNul, noteIgnored, admit, envelope, etagging());
 
   registerRoutes(app);
   opts.extraRoutes?.(app);
@@ -155,6 +161,16 @@ export function createApp(opts: AppOptions): ApiApp {
   app.notFound((c) => c.json({ error: 'not_found', message: 'No such endpoint.' } satisfies ErrorBody, 404));
   app.onError((err, c) => errorResponse(c, err));
   return app;
+}
+
+/** An audit log writing to the app's store, as configured; failures are logged, never thrown at a request. */
+export function auditLog(opts: Pick<AppOptions, 'store' | 'config' | 'logger'>): AuditLog {
+  return new AuditLog(opts.store.db, {
+    flushMs: opts.config.CASHLINE_AUDIT_FLUSH_MS,
+    batch: opts.config.CASHLINE_AUDIT_BATCH,
+    onError: (err, dropped) =>
+      opts.logger.warn({ cause: rootCause(err), dropped }, dropped ? 'audit log: rows dropped (the buffer is full)' : 'could not write the audit log; kept for the next write'),
+  });
 }
 
 /** The endpoint's template (e.g. /api/agent/contacts/:id) or a 404 for paths no agentRoute declared. */

@@ -7,8 +7,9 @@ import type { Db, Store } from '../store/db.js';
 import type { BillingRow, OrgRow } from '../store/rows.js';
 import type { Scope } from '../domain/scopes.js';
 import type { BillingAlert, LedgerAlert, Warning } from '../schemas/common.js';
-import type { BurstResult, CreditSubject, Limiter, SubscriptionStatus, Usage } from '../domain/plans.js';
+import type { CreditSubject, Limiter, SubscriptionStatus, Usage } from '../domain/plans.js';
 
+import type { AuditLog } from '../store/audit.js';
 import type { KeyCache } from './key-cache.js';
 
 export interface Deps {
@@ -21,6 +22,8 @@ export interface Deps {
   cursorSecret: string;
   /** Verified keys kept in process (key-cache.ts). */
   keys: KeyCache;
+  /** The audit rows of this process, written in batches (store/audit.ts). */
+  audit: AuditLog;
   /** Where users reach the service (CASHLINE_PUBLIC_URL, else http://HOST:PORT): ledgerAlert links. */
   publicUrl: () => string;
   /** The web consent (GET /connect/xero), when the ledger is configured; wired by src/server (the API never talks to Xero itself). */
@@ -116,10 +119,12 @@ export interface AppEnv {
     envelope: Envelope;
     /** What the request named that the answer ignores (folded into the body as `warnings` by withAlerts). */
     warnings: Warning[];
-    /** Internal: the burst admission of this request (taken right after authentication). */
-    burst: BurstResult;
+    /** Internal: whether the request reached the limits' admission (else its burst is counted after its refusal). */
+    admitted: boolean;
     /** The credit window after this call's admission (null: no billing account behind the request). */
     usage: Usage | null;
+    /** The legacy daily bucket's charged calls today, this one included when charged (null: no billing account behind the request). */
+    dailyUsed: number | null;
     /** Internal: the credit reserved for this request, if any. */
     credit: { subject: CreditSubject; reservation: string } | null;
     /** Internal: RateLimit-Policy / RateLimit items gathered for the response. */

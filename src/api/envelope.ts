@@ -6,7 +6,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { Db } from '../store/db.js';
-import { ledgerConnection, orgFacts } from '../store/queries/connections.js';
+import { ledgerConnection, ledgerHealth } from '../store/queries/connections.js';
 import type { BillingAlert, LedgerAlert } from '../schemas/common.js';
 import type { AppEnv, AuthContext, BillingRow, Envelope, QuotaInfo, SubscriptionInfo } from './context.js';
 import { CREDIT_WINDOW_MS, planCredits, SUBSCRIPTION_STATUSES, type Usage } from '../domain/plans.js';
@@ -202,11 +202,22 @@ export function nextUtcMidnight(now: Date): Date {
   return new Date(utcMidnight(now).getTime() + DAY_MS);
 }
 
-/** The envelope of a request whose tenancy is resolved; `usage` after this call's credit (if any). */
-export async function buildEnvelope(db: Db, auth: AuthContext, usage: Usage | null, now: Date, publicUrl: string): Promise<Envelope> {
+/**
+ * The envelope of a request whose tenancy is resolved; `usage` after this
+ * call's credit (if any) and `dailyUsed` the legacy daily bucket's charged
+ * calls with this one (both from the request's admission).
+ */
+export async function buildEnvelope(
+  db: Db,
+  auth: AuthContext,
+  admitted: { usage: Usage | null; dailyUsed: number | null },
+  now: Date,
+  publicUrl: string,
+): Promise<Envelope> {
+  const { usage } = admitted;
   const resetAt = nextUtcMidnight(now);
-  const facts = auth.org ? await orgFacts(db, auth.org.id, utcMidnight(now)) : null;
-  const ledgerAlert = facts && auth.org ? ledgerAlertFrom(facts.connection, now, connectUrl(publicUrl, auth.org.id)) : undefined;
+  const connection = auth.org ? await ledgerHealth(db, auth.org.id) : null;
+  const ledgerAlert = auth.org ? ledgerAlertFrom(connection, now, connectUrl(publicUrl, auth.org.id)) : undefined;
   if (!auth.org || !auth.billing) {
     // No billing account behind the request: nothing is metered (docs/api.md).
     return {
@@ -218,7 +229,7 @@ export async function buildEnvelope(db: Db, auth: AuthContext, usage: Usage | nu
   }
   const subscription = subscriptionInfo(auth.billing, now);
   const limit = legacyDailyLimit(planCredits(auth.billing.plan));
-  const used = facts!.used;
+  const used = admitted.dailyUsed ?? 0;
   const quota: QuotaInfo = { limit, used, remaining: Math.max(0, limit - used), resetAt };
   const billingAlert = billingAlertFor(subscription, usage);
   return {
@@ -238,20 +249,25 @@ const withLedger = (ledgerAlert: LedgerAlert | undefined) => (ledgerAlert ? { le
  */
 export const envelope: MiddlewareHandler<AppEnv> = async (c, next) => {
   const deps = c.get('deps');
-  const env = await buildEnvelope(deps.store.db, c.get('auth'), c.get('usage'), deps.clock.now(), deps.publicUrl());
+  const env = await buildEnvelope(
+    deps.store.db,
+    c.get('auth'),
+    { usage: c.get('usage'), dailyUsed: c.get('dailyUsed') },
+    deps.clock.now(),
+    deps.publicUrl(),
+  );
   c.set('envelope', env);
   await next();
 
   // A 304 (If-None-Match) is a read like any other: the same headers.
   if ((c.res.status < 200 || c.res.status > 299) && c.res.status !== 304) return;
-  // A charged call is part of the legacy daily bucket too.
-  const charged = c.get('credit') ? 1 : 0;
   c.header('X-Service-Subscription', env.subscription.status);
   c.header('X-Service-Plan', env.subscription.plan);
   if (env.subscription.status === 'trialing' && env.subscription.trialDaysRemaining !== null) {
     c.header('X-Service-Trial-Days-Remaining', String(env.subscription.trialDaysRemaining));
   }
   c.header('X-Service-Reset-Minutes', String(env.usage?.nextCreditInMinutes ?? 0));
-  c.header('X-Service-Quota-Remaining', String(Math.max(0, env.quota.remaining - charged)));
+  // The admission counted this call in the daily bucket already (and gives it back if the answer is not chargeable).
+  c.header('X-Service-Quota-Remaining', String(Math.max(0, env.quota.remaining)));
   c.header('X-Service-Quota-Reset', env.quota.resetAt.toISOString());
 };

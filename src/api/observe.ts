@@ -3,15 +3,13 @@
  * X-Request-Id), then, once the answer is known, the IETF RateLimit headers
  * gathered by the limits, `Cache-Control` (`private, no-cache` on a 200 or
  * 304: the client may keep it and revalidate; `no-store` otherwise), one audit_log row for
- * every authenticated request, and one structured access-log line. Neither
+ * every authenticated request (recorded in the process's AuditLog, written in batches), and one structured access-log line. Neither
  * log ever holds the Authorization header or any key (only the key's public
  * prefix).
  */
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { writeAudit } from '../store/audit.js';
 import type { AppEnv } from './context.js';
-import { rootCause } from './errors.js';
 
 /** X-Service-Tool values that are recorded (spec 5.6); others are ignored. */
 export const TOOL_PATTERN = /^service\.[a-z_]+$/;
@@ -46,24 +44,21 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const durationMs = Math.round(performance.now() - started);
   if (key) {
     const tool = c.req.header('x-service-tool');
-    try {
-      await writeAudit(deps.store.db, {
-        orgId: auth?.orgId ?? (key.kind === 'USER' ? key.keyOrgId : null),
-        at,
-        keyId: key.keyId,
-        keyPrefix: key.keyPrefix,
-        userId: key.userId,
-        partnerId: key.partnerId,
-        method: c.req.method,
-        route: route ?? c.req.path.slice(0, 200),
-        status,
-        tool: tool && TOOL_PATTERN.test(tool) ? tool : null,
-        requestId,
-        durationMs,
-      });
-    } catch (err) {
-      deps.logger.warn({ requestId, cause: rootCause(err) }, 'could not write the audit log');
-    }
+    // Buffered and written in batches, off the request path (src/store/audit.ts).
+    deps.audit.record({
+      orgId: auth?.orgId ?? (key.kind === 'USER' ? key.keyOrgId : null),
+      at,
+      keyId: key.keyId,
+      keyPrefix: key.keyPrefix,
+      userId: key.userId,
+      partnerId: key.partnerId,
+      method: c.req.method,
+      route: route ?? c.req.path.slice(0, 200),
+      status,
+      tool: tool && TOOL_PATTERN.test(tool) ? tool : null,
+      requestId,
+      durationMs,
+    });
   }
   deps.logger.info(
     {

@@ -3,13 +3,13 @@
  * `closeOnSignals`) stops accepting connections, lets in-flight requests
  * finish (up to `drainMs`) - serving, with `Connection: close`, a request
  * that arrives meanwhile on a connection already open - and once nothing has
- * been in flight for a moment, closes what is left. Requests whose head the HTTP parser rejects (headers over
+ * been in flight for a moment, closes what is left, and writes the audit rows still buffered. Requests whose head the HTTP parser rejects (headers over
  * `maxHeaderBytes`, malformed bytes) get a JSON error too, never a bare reset.
  */
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Server } from 'node:http';
 import { serve, type HttpBindings } from '@hono/node-server';
-import { createApp, type AppOptions } from './app.js';
+import { auditLog, createApp, type AppOptions } from './app.js';
 import { KeyCache } from './key-cache.js';
 import { watchRevocations } from '../store/key-revocations.js';
 
@@ -22,6 +22,8 @@ export interface RunningServer {
   close(): Promise<void>;
   /** Requests being answered right now. */
   inFlight(): number;
+  /** Writes the audit rows recorded so far (they are otherwise written in batches). */
+  flushAudit(): Promise<void>;
 }
 
 export interface ServerOptions extends AppOptions {
@@ -38,7 +40,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const keys = new KeyCache(opts.config.CASHLINE_KEY_CACHE_SECONDS * 1000);
   // Users reach the service at CASHLINE_PUBLIC_URL, or at the address it listens on (known once it listens: port 0 picks one).
   let listening = '';
-  const app = createApp({ ...opts, keys, publicUrl: opts.publicUrl ?? (() => opts.config.CASHLINE_PUBLIC_URL?.replace(/\/+$/, '') ?? listening) });
+  const audit = opts.audit ?? auditLog(opts);
+  const app = createApp({ ...opts, keys, audit, publicUrl: opts.publicUrl ?? (() => opts.config.CASHLINE_PUBLIC_URL?.replace(/\/+$/, '') ?? listening) });
   let inFlight = 0;
   let closing: Promise<void> | null = null;
   const server = await new Promise<Server>((resolve, reject) => {
@@ -127,9 +130,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       server.closeAllConnections();
       await closed;
       await revocations.close();
+      // Every answered request's audit row, before the store closes.
+      await audit.close();
     })());
 
-  return { url: `http://${host}:${port}`, port, close, inFlight: () => inFlight };
+  return { url: `http://${host}:${port}`, port, close, inFlight: () => inFlight, flushAudit: () => audit.flush() };
 }
 
 /** Closes `server` (then runs `after`, e.g. closing the store) on SIGTERM or SIGINT, once; then exits. */

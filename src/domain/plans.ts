@@ -80,8 +80,52 @@ export type CreditResult =
   | { allowed: true; reservation: string; usage: Usage }
   | { allowed: false; retryAfterSeconds: number; usage: Usage };
 
+/**
+ * What one request asks of the limits, in one round trip (issue 21): count
+ * it against its key's burst bucket; then, only when the burst admits it and
+ * a billing account is behind it (`subject`), either reserve a credit
+ * (`credit: 'reserve'`) or just read the window (`'read'`: /status and the
+ * endpoints that meter themselves), and count it in the organisation's
+ * legacy daily bucket of `day` (`daily: 'count'`; `'read'` only reads it).
+ * A refusal (burst or credits) records nothing but the refused burst's own
+ * verdict (nothing at all: refused requests are not recorded).
+ */
+export interface AdmissionRequest {
+  keyId: string;
+  route: string;
+  subject: CreditSubject | null;
+  credit: 'reserve' | 'read';
+  daily: 'count' | 'read';
+  /** The UTC day (YYYY-MM-DD) of the legacy daily bucket. */
+  day: string;
+}
+
+export interface Admission {
+  burst: BurstResult;
+  /** Reserve mode, burst admitted, a subject: the credit verdict. */
+  credit: CreditResult | null;
+  /** The credit window after this call (null: no subject, or the burst refused it). */
+  usage: Usage | null;
+  /** The legacy daily bucket's charged calls of `day`, this one included when counted (null: no subject, or refused). */
+  dailyUsed: number | null;
+  /** What `settle` undoes if the answer is not chargeable (null: nothing was taken). */
+  taken: Taken | null;
+}
+
+/** What an admission took beyond the burst: a credit reservation and/or one call of the daily bucket. */
+export interface Taken {
+  subject: CreditSubject;
+  reservation: string | null;
+  /** The day whose daily bucket was counted, or null. */
+  day: string | null;
+}
+
 export interface Limiter {
   readonly name: string;
+  /** Burst, credits and the daily bucket of one request: one atomic round trip (see AdmissionRequest). */
+  admit(req: AdmissionRequest, now: Date): Promise<Admission>;
+  /** Undoes what `admit` took (the answer was not chargeable): one round trip. */
+  settle(taken: Taken): Promise<void>;
   /** Counts one request against the key's burst bucket for `route`; refuses past the cap. */
   hitBurst(keyId: string, route: string, now: Date): Promise<BurstResult>;
   /** Reserves one credit atomically, or refuses when the window is full. */

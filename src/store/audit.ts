@@ -1,9 +1,14 @@
 /**
  * The audit log: one row per authenticated API request (organisation, key,
  * user or partner, method, route template, status, X-Service-Tool when valid,
- * request id, duration). Written by src/api/observe.ts.
+ * request id, duration). Recorded by src/api/observe.ts into an `AuditLog`,
+ * which keeps the rows in memory and writes them in one multi-row insert per
+ * interval (CASHLINE_AUDIT_FLUSH_MS) or per batch (CASHLINE_AUDIT_BATCH
+ * rows), off the request path (issue 21); `close()` writes what is left, and
+ * the server calls it on SIGTERM after the last answer. What a crash or an
+ * unreachable database can lose: docs/reliability.md#audit-log.
  */
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { type Db } from './db.js';
 
 export interface AuditEntry {
@@ -21,29 +26,99 @@ export interface AuditEntry {
   durationMs: number;
 }
 
-const STATUS_ROUTE = '/api/agent/status';
-
-/** Whether a call counts against the legacy daily bucket (decisions.md: what is charged). */
-export const chargesDailyBucket = (e: Pick<AuditEntry, 'orgId' | 'status' | 'route'>) =>
-  e.orgId !== null && ((e.status >= 200 && e.status <= 299) || e.status === 304 || e.status === 404) && e.route !== STATUS_ROUTE;
-
-/** Writes the audit row and, for a charged call, counts it in the organisation's day (one statement). */
-export async function writeAudit(db: Db, e: AuditEntry): Promise<void> {
-  const audit = sql`insert into audit_log (org_id, at, key_id, key_prefix, user_id, partner_id, method, route, status, tool, request_id, duration_ms)
-    values (${e.orgId}, ${e.at}, ${e.keyId}, ${e.keyPrefix}, ${e.userId}, ${e.partnerId}, ${e.method}, ${e.route}, ${e.status}, ${e.tool}, ${e.requestId}, ${e.durationMs})`;
-  if (!chargesDailyBucket(e)) {
-    await db.execute(audit);
-    return;
-  }
-  await db.execute(sql`with a as (${audit})
-    insert into org_daily_calls (org_id, day, n) values (${e.orgId}, (${e.at}::timestamptz at time zone 'UTC')::date, 1)
-    on conflict (org_id, day) do update set n = org_daily_calls.n + 1`);
+/** Writes audit rows in one statement. */
+export async function writeAuditRows(db: Db, entries: readonly AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const values = entries.map(
+    (e) =>
+      sql`(${e.orgId}, ${e.at}, ${e.keyId}, ${e.keyPrefix}, ${e.userId}, ${e.partnerId}, ${e.method}, ${e.route}, ${e.status}, ${e.tool}, ${e.requestId}, ${e.durationMs})`,
+  );
+  await db.execute(
+    sql`insert into audit_log (org_id, at, key_id, key_prefix, user_id, partner_id, method, route, status, tool, request_id, duration_ms)
+        values ${sql.join(values, sql`, `)}`,
+  );
 }
 
-/**
- * Charged calls of an organisation on the UTC day of `day` (the legacy daily
- * bucket), from the counter that writeAudit keeps.
- */
-export function chargedCallsSql(orgId: string, day: Date): SQL {
-  return sql`select coalesce((select n from org_daily_calls where org_id = ${orgId} and day = (${day}::timestamptz at time zone 'UTC')::date), 0)::int8`;
+export interface AuditLogOptions {
+  /** Longest a recorded row waits before it is written (ms). */
+  flushMs: number;
+  /** Rows per insert; a full batch is written at once. */
+  batch: number;
+  /** Rows kept while the database cannot take them; the oldest are dropped past it (and reported). */
+  maxBuffered?: number;
+  /** Told of a failed write (the rows stay buffered for the next) and of rows dropped. */
+  onError?: (err: unknown, dropped: number) => void;
+}
+
+export class AuditLog {
+  private buffer: AuditEntry[] = [];
+  private writing: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  /** Rows written, and rows dropped because the buffer overflowed while the database refused them. */
+  written = 0;
+  dropped = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly opts: AuditLogOptions,
+  ) {}
+
+  /** Keeps the row for the next write; never waits and never throws. */
+  record(e: AuditEntry): void {
+    this.buffer.push(e);
+    const max = this.opts.maxBuffered ?? 100_000;
+    if (this.buffer.length > max) {
+      const over = this.buffer.length - max;
+      this.buffer.splice(0, over);
+      this.dropped += over;
+      this.opts.onError?.(new Error('audit buffer full'), over);
+    }
+    if (this.buffer.length >= this.opts.batch || this.closed) void this.flush();
+    else if (!this.timer && !this.closed) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        void this.flush();
+      }, this.opts.flushMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Rows recorded and not yet written. */
+  pending(): number {
+    return this.buffer.length;
+  }
+
+  /** Writes every row recorded so far (one insert per batch); resolves when they are stored or the write failed. */
+  flush(): Promise<void> {
+    this.writing = this.writing.then(async () => {
+      while (this.buffer.length > 0) {
+        const rows = this.buffer.splice(0, this.opts.batch);
+        try {
+          await writeAuditRows(this.db, rows);
+          this.written += rows.length;
+        } catch (err) {
+          this.buffer.unshift(...rows); // kept for the next write
+          this.opts.onError?.(err, 0);
+          if (!this.closed && !this.timer) {
+            this.timer = setTimeout(() => {
+              this.timer = null;
+              void this.flush();
+            }, this.opts.flushMs);
+            this.timer.unref();
+          }
+          return;
+        }
+      }
+    });
+    return this.writing;
+  }
+
+  /** Writes what is left and stops the timer (the server's shutdown, after the last answer). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.flush();
+  }
 }

@@ -14,6 +14,8 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import {
+  type Admission,
+  type AdmissionRequest,
   BURST_LIMIT,
   BURST_WINDOW_MS,
   CREDIT_WINDOW_MS,
@@ -22,6 +24,7 @@ import {
   type CreditSubject,
   type Limiter,
   secondsUntilFree,
+  type Taken,
   type Usage,
   usageFrom,
 } from '../domain/plans.js';
@@ -64,6 +67,80 @@ for i = 2, #scores, 2 do out[#out + 1] = scores[i] end
 return out
 `;
 
+// One request's admission (issue 21: one round trip). KEYS[1] burst bucket, KEYS[2] credit bucket, KEYS[3] daily
+// counter (KEYS[2..3] only read when ARGV[5] is not ''). ARGV: now ('' = server time), burst window, burst limit,
+// burst member, credit mode ('reserve' | 'read' | ''), credit window, credit limit, credit member, daily mode
+// ('count' | 'read'), daily counter's time to live (ms).
+// Returns {now, burst admitted, #burst scores, burst scores..., credit admitted (-1: not asked), #credit scores,
+// credit scores..., daily used (-1: not asked)}. The burst's scores are its window after the call.
+const ADMIT_ALL = `
+local now = tonumber(ARGV[1])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function window(key, width)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - width)
+  local scores = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+  local out = {}
+  for i = 2, #scores, 2 do out[#out + 1] = scores[i] end
+  return out
+end
+local out = {now}
+local bwidth = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - bwidth)
+local badmitted = 0
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  badmitted = 1
+end
+redis.call('PEXPIRE', KEYS[1], bwidth)
+local bscores = window(KEYS[1], bwidth)
+out[#out + 1] = badmitted
+out[#out + 1] = #bscores
+for i = 1, #bscores do out[#out + 1] = bscores[i] end
+if badmitted == 0 or ARGV[5] == '' then
+  out[#out + 1] = -1
+  out[#out + 1] = 0
+  out[#out + 1] = -1
+  return out
+end
+local cwidth = tonumber(ARGV[6])
+local cadmitted = 1
+if ARGV[5] == 'reserve' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - cwidth)
+  if redis.call('ZCARD', KEYS[2]) < tonumber(ARGV[7]) then
+    redis.call('ZADD', KEYS[2], now, ARGV[8])
+    redis.call('PEXPIRE', KEYS[2], cwidth)
+  else
+    cadmitted = 0
+  end
+end
+local cscores = window(KEYS[2], cwidth)
+out[#out + 1] = cadmitted
+out[#out + 1] = #cscores
+for i = 1, #cscores do out[#out + 1] = cscores[i] end
+local daily = 0
+if cadmitted == 1 and ARGV[9] == 'count' then
+  daily = redis.call('INCR', KEYS[3])
+  redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[10]))
+else
+  daily = tonumber(redis.call('GET', KEYS[3]) or '0')
+end
+out[#out + 1] = daily
+return out
+`;
+
+// Undoes an admission. KEYS[1] credit bucket, KEYS[2] daily counter; ARGV: credit member ('' none), '1' to uncount the day.
+const SETTLE = `
+if ARGV[1] ~= '' then redis.call('ZREM', KEYS[1], ARGV[1]) end
+if ARGV[2] == '1' and tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+return 1
+`;
+
+/** The daily counters outlive their UTC day by a day (a request near midnight settles after it). */
+const DAILY_TTL_MS = 2 * 24 * 60 * 60 * 1000;
+
 export interface RedisLimiterOptions {
   /** 'server' (default): Redis TIME. 'client': the `now` the API passes (its clock). */
   timeSource?: 'server' | 'client';
@@ -81,6 +158,8 @@ export class RedisUnavailableError extends Error {
 type AdmitRedis = Redis & {
   clAdmit(key: string, now: string, window: number, limit: number, member: string): Promise<(number | string)[]>;
   clWindow(key: string, now: string, window: number): Promise<(number | string)[]>;
+  clAdmitAll(...args: (string | number)[]): Promise<(number | string)[]>;
+  clSettle(credit: string, daily: string, member: string, uncount: string): Promise<number>;
 };
 
 export class RedisLimiter implements Limiter {
@@ -101,6 +180,8 @@ export class RedisLimiter implements Limiter {
     redis.on('error', () => {}); // reported per command; ioredis reconnects by itself
     redis.defineCommand('clAdmit', { numberOfKeys: 1, lua: ADMIT });
     redis.defineCommand('clWindow', { numberOfKeys: 1, lua: WINDOW });
+    redis.defineCommand('clAdmitAll', { numberOfKeys: 3, lua: ADMIT_ALL });
+    redis.defineCommand('clSettle', { numberOfKeys: 2, lua: SETTLE });
     this.redis = redis as AdmitRedis;
     this.client = opts.timeSource === 'client';
     this.prefix = opts.prefix ?? 'cl';
@@ -122,12 +203,69 @@ export class RedisLimiter implements Limiter {
     return { now: Number(reply[offset - 1]), scores: reply.slice(offset).map(Number) };
   }
 
-  async hitBurst(keyId: string, route: string, now: Date): Promise<BurstResult> {
+  private dailyKey(orgId: string, day: string): string {
+    return `${this.prefix}:daily:${orgId}:${day}`;
+  }
+
+  async admit(req: AdmissionRequest, now: Date): Promise<Admission> {
+    const s = req.subject;
+    const member = randomUUID();
     const reply = await this.call(() =>
-      this.redis.clAdmit(`${this.prefix}:burst:${keyId}:${route}`, this.nowArg(now), BURST_WINDOW_MS, BURST_LIMIT, randomUUID()),
+      this.redis.clAdmitAll(
+        `${this.prefix}:burst:${req.keyId}:${req.route}`,
+        s ? this.creditKey(s) : `${this.prefix}:none`,
+        s ? this.dailyKey(s.orgId, req.day) : `${this.prefix}:none`,
+        this.nowArg(now),
+        BURST_WINDOW_MS,
+        BURST_LIMIT,
+        randomUUID(),
+        s ? req.credit : '',
+        CREDIT_WINDOW_MS,
+        s?.limit ?? 0,
+        member,
+        req.daily,
+        DAILY_TTL_MS,
+      ),
     );
-    const admitted = Number(reply[0]) === 1;
-    const { now: at, scores } = RedisLimiter.parse(reply, 2);
+    const at = Number(reply[0]);
+    const burstAdmitted = Number(reply[1]) === 1;
+    const nBurst = Number(reply[2]);
+    const burst = RedisLimiter.burstVerdict(burstAdmitted, reply.slice(3, 3 + nBurst).map(Number), at);
+    let i = 3 + nBurst;
+    const creditAdmitted = Number(reply[i]);
+    const nCredit = Number(reply[i + 1]);
+    const scores = reply.slice(i + 2, i + 2 + nCredit).map(Number);
+    i += 2 + nCredit;
+    const dailyUsed = Number(reply[i]);
+    if (!s || creditAdmitted === -1) return { burst, credit: null, usage: null, dailyUsed: null, taken: null };
+    const usage = usageFrom(s.limit, scores, at);
+    let credit: CreditResult | null = null;
+    if (req.credit === 'reserve') {
+      credit =
+        creditAdmitted === 1
+          ? { allowed: true, reservation: member, usage }
+          : { allowed: false, retryAfterSeconds: secondsUntilFree(scores[scores.length - s.limit]!, at, CREDIT_WINDOW_MS), usage };
+    }
+    const reservation = credit?.allowed ? member : null;
+    const day = creditAdmitted === 1 && req.daily === 'count' ? req.day : null;
+    return {
+      burst,
+      credit,
+      usage,
+      dailyUsed: creditAdmitted === 1 ? dailyUsed : null,
+      taken: reservation || day ? { subject: s, reservation, day } : null,
+    };
+  }
+
+  async settle(taken: Taken): Promise<void> {
+    const day = taken.day ?? '';
+    await this.call(() =>
+      this.redis.clSettle(this.creditKey(taken.subject), this.dailyKey(taken.subject.orgId, day), taken.reservation ?? '', taken.day ? '1' : ''),
+    );
+  }
+
+  /** The burst verdict from the window after the call (scores, oldest first). */
+  private static burstVerdict(admitted: boolean, scores: number[], at: number): BurstResult {
     if (!admitted) {
       const freeing = scores[scores.length - BURST_LIMIT]!;
       return {
@@ -145,6 +283,14 @@ export class RedisLimiter implements Limiter {
       retryAfterSeconds: 0,
       resetSeconds: secondsUntilFree(scores[0] ?? at, at, BURST_WINDOW_MS),
     };
+  }
+
+  async hitBurst(keyId: string, route: string, now: Date): Promise<BurstResult> {
+    const reply = await this.call(() =>
+      this.redis.clAdmit(`${this.prefix}:burst:${keyId}:${route}`, this.nowArg(now), BURST_WINDOW_MS, BURST_LIMIT, randomUUID()),
+    );
+    const { now: at, scores } = RedisLimiter.parse(reply, 2);
+    return RedisLimiter.burstVerdict(Number(reply[0]) === 1, scores, at);
   }
 
   private creditKey(s: CreditSubject): string {

@@ -202,12 +202,15 @@ export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): 
       const insert = db.insert(s.ledgerConnections).values({ orgId, tenantId: `tenant-${orgId}`, ...values });
       await (Object.keys(state).length ? insert.onConflictDoUpdate({ target: s.ledgerConnections.orgId, set: state }) : insert.onConflictDoNothing());
     },
-    audit: (orgId) =>
-      rows<AuditRow & Record<string, unknown>>(
+    // The rows the server has recorded so far (it writes them in batches: flushed first).
+    audit: async (orgId) => {
+      await server.flushAudit();
+      return rows<AuditRow & Record<string, unknown>>(
         db,
         sql`select org_id, key_id, key_prefix, user_id, partner_id, method, route, status, tool, request_id, duration_ms
             from audit_log where org_id = ${orgId} order by id desc`,
-      ),
+      );
+    },
     get: async (path, key, headers = {}) => {
       const init = { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } };
       return checked(path, init, await fetch(`${server.url}${path}`, init));

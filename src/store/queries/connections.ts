@@ -6,7 +6,6 @@
 import { and, count, eq, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from '../db.js';
 import * as s from '../schema.js';
-import { chargedCallsSql } from '../audit.js';
 
 export type ConnectionPatch = Partial<Omit<typeof s.ledgerConnections.$inferInsert, 'orgId'>>;
 
@@ -165,16 +164,11 @@ export function connectionHealth(r: ConnectionHealthRow) {
     : null;
 }
 
-/** What the envelope reads about an organisation, in one query: its charged calls on the UTC day of `day`, and its ledger connection. */
-export async function orgFacts(db: Db, orgId: string, day: Date) {
-  const [r] = await rows<ConnectionHealthRow & { used: number }>(
-    db,
-    sql`select (${chargedCallsSql(orgId, day)}) as used, ${CONNECTION_HEALTH_COLUMNS}
-        from (select 1) as one left join ledger_connections lc on lc.org_id = ${orgId}`,
-  );
-  return { used: Number(r?.used ?? 0), connection: r ? connectionHealth(r) : null };
+/** What the envelope reads about an organisation's ledger connection (null without one), in one query. */
+export async function ledgerHealth(db: Db, orgId: string) {
+  const [r] = await rows<ConnectionHealthRow>(db, sql`select ${CONNECTION_HEALTH_COLUMNS} from ledger_connections lc where lc.org_id = ${orgId}`);
+  return r ? connectionHealth(r) : null;
 }
-
 
 /** Whether anything was ever imported or synced into the organisation. */
 export async function hasImportRun(db: Db, orgId: string): Promise<boolean> {
