@@ -25,6 +25,15 @@ const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
 
 export const configSchema = z.object({
   DATABASE_URL: z.preprocess(emptyAsUndefined, url(/^postgres(ql)?:\/\//, 'postgres://').optional()),
+  /**
+   * `transaction`: DATABASE_URL is a transaction pooler (PgBouncer's
+   * pool_mode=transaction), so no session is held on it: key revocations
+   * LISTEN on DATABASE_DIRECT_URL, or are polled every second without it
+   * (docs/scaling.md "PgBouncer"). Unset: DATABASE_URL reaches PostgreSQL itself.
+   */
+  DATABASE_POOLER: z.preprocess(emptyAsUndefined, z.enum(['transaction']).optional()),
+  /** A connection straight to PostgreSQL, past the pooler, for LISTEN (key revocations); only with DATABASE_URL. */
+  DATABASE_DIRECT_URL: z.preprocess(emptyAsUndefined, url(/^postgres(ql)?:\/\//, 'postgres://').optional()),
   CASHLINE_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.cashline')),
   REDIS_URL: z.preprocess(emptyAsUndefined, url(/^rediss?:\/\//, 'redis://').optional()),
   HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),

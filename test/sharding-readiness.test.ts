@@ -21,7 +21,7 @@ const REFERENCE_TABLES = ['api_keys', 'billing_accounts', 'memberships', 'organi
  * the audit log, which a distributed deployment keeps in Redis (the
  * counters) or partitions by time (the log).
  */
-const SERVICE_TABLES = ['cashline_migrations', 'burst_events', 'credit_events', 'audit_log'];
+const SERVICE_TABLES = ['cashline_migrations', 'leases', 'burst_events', 'credit_events', 'audit_log'];
 
 describe('sharding readiness (PostgreSQL catalogue)', () => {
   let store: TestStore;

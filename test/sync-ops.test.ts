@@ -67,7 +67,7 @@ describe('sync operations (PostgreSQL)', () => {
   it('the workers sync a due connection once per cadence bucket, two workers or not', async () => {
     const orgId = await connectedOrg(store.db, server, 'Worker Sync');
     const ledger = { apiUrl: server.apiUrl, identityUrl: server.identityUrl, clientId: server.clientId, clientSecret: server.clientSecret, keyring: testKeyring };
-    const base = { db: store.db, ledger, llm: null, syncEveryMs: 30 * 60_000, jobs: ['sync'] as const, pool: store.pool };
+    const base = { db: store.db, ledger, llm: null, syncEveryMs: 30 * 60_000, jobs: ['sync'] as const };
     const t1 = fixedClock('2026-11-23T10:00:00Z');
     const [a, b] = await Promise.all([workerTick({ ...base, clock: t1, owner: 'a' }), workerTick({ ...base, clock: t1, owner: 'b' })]);
     const mine = [...a.syncs, ...b.syncs].filter((x) => x.orgId === orgId);

@@ -88,7 +88,7 @@ beforeAll(async () => {
     env: { CASHLINE_ENCRYPTION_KEY: ENCRYPTION_KEY, XERO_WEBHOOK_KEY: WEBHOOK_KEY },
     captureLogs: true,
     server: (store, config, logger) => {
-      trigger = new SyncTrigger({ db: store.db, ledger: ledgerOf(xs), clock: config.clock, debounceMs: 200, ...(store.pool ? { pool: store.pool } : {}), onSynced: (r) => synced.push(r) });
+      trigger = new SyncTrigger({ db: store.db, ledger: ledgerOf(xs), clock: config.clock, debounceMs: 200, onSynced: (r) => synced.push(r) });
       flow = consentFlow(config, store, logger, oauthOf(xs))!;
       const consent: ConsentFlow = { begin: (q, u) => flow.begin(q, u), finish: (q) => flow.finish(q), choose: (q) => flow.choose(q) };
       return { consent, onLedgerChanged: (ids) => trigger.request(ids) };
@@ -312,12 +312,12 @@ describe('webhooks', () => {
       expect((await post(body, sign(body))).status).toBe(200);
       expect((await due())?.requested).toBeInstanceOf(Date);
       // A worker's tick syncs it (the cadence's bucket of this half hour is not the request's claim), and then it is not due.
-      const tick = await workerTick({ db: api.store.db, clock: api.clock, ledger: ledgerOf(xs), llm: null, syncEveryMs: 30 * 60_000, jobs: ['sync'], ...(api.store.pool ? { pool: api.store.pool } : {}) });
+      const tick = await workerTick({ db: api.store.db, clock: api.clock, ledger: ledgerOf(xs), llm: null, syncEveryMs: 30 * 60_000, jobs: ['sync'] });
       expect(tick.syncs.find((x) => x.orgId === orgId)).toMatchObject({ outcome: 'ok' });
       api.clock.advance(1000);
       expect(await due()).toBeUndefined();
     } finally {
-      trigger = new SyncTrigger({ db: api.store.db, ledger: ledgerOf(xs), clock: api.config.clock, debounceMs: 200, ...(api.store.pool ? { pool: api.store.pool } : {}), onSynced: (r) => synced.push(r) });
+      trigger = new SyncTrigger({ db: api.store.db, ledger: ledgerOf(xs), clock: api.config.clock, debounceMs: 200, onSynced: (r) => synced.push(r) });
     }
   });
 

@@ -7,7 +7,8 @@
  * Only keys that exist are kept (an unknown prefix is looked up every time:
  * nothing to fill the cache with). A revocation drops the key at once in
  * this process and, on PostgreSQL, in every other one within milliseconds
- * (LISTEN/NOTIFY, store/key-revocations.ts); were that channel lost, the
+ * (LISTEN/NOTIFY, store/key-revocations.ts; behind a transaction pooler
+ * without a direct connection, a poll every second); were that channel lost, the
  * cache is emptied and every entry lives at most its time-to-live, which is
  * the stated bound. Changes to the organisation or its billing account (a
  * plan, a time zone) reach a cached key within the same bound.
@@ -58,6 +59,11 @@ export class KeyCache {
   clear(): void {
     this.generation++;
     this.entries.clear();
+  }
+
+  /** The prefixes of the keys kept (the revocations' poll asks about these). */
+  prefixes(): IterableIterator<string> {
+    return this.entries.keys();
   }
 
   get size(): number {

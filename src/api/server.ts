@@ -100,12 +100,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
   });
+  // LISTEN where a session may be held (Store.listen); behind a transaction pooler without DATABASE_DIRECT_URL, a poll.
   const revocations = watchRevocations({
-    pool: opts.store.pool,
+    listen: opts.store.listen,
+    ...(opts.store.kind === 'postgres' && !opts.store.listen ? { poll: { db: opts.store.db, cached: () => keys.prefixes() } } : {}),
     onRevoked: (prefix) => keys.drop(prefix),
     onLost: (err) => {
       keys.clear();
-      opts.logger.warn({ cause: err.message }, 'key revocations: the LISTEN connection was lost; cached keys dropped, each kept at most its time-to-live until it is back');
+      opts.logger.warn(
+        { cause: err.message },
+        opts.store.listen
+          ? 'key revocations: the LISTEN connection was lost; cached keys dropped, each kept at most its time-to-live until it is back'
+          : 'key revocations: a poll failed; cached keys dropped',
+      );
     },
   });
   const port = (server.address() as AddressInfo).port;

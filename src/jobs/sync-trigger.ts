@@ -4,19 +4,18 @@
  * debounced so that a burst of events is one sync (`debounceMs` after the
  * last event, at most `maxWaitMs` after the first). A sync already running
  * for the organisation (here, in a worker, or the operator's `sync`) holds
- * its lock: the trigger waits and runs once more after it, since that run may
+ * its lease (src/store/claims.ts): the trigger waits and runs once more after it, since that run may
  * have started before the change. The webhook also marked the request in the
  * store, so a worker still syncs if this process dies first.
  */
 import type { Clock } from '../clock.js';
-import type { Db, Store } from '../store/db.js';
-import { syncLockKey, withSessionLock } from '../store/claims.js';
+import type { Db } from '../store/db.js';
+import { syncLockKey, withLease } from '../store/claims.js';
 import { type LedgerEndpoint, type SyncResult, syncOrganisation } from '../ledger/sync/sync.js';
 import type { Log } from './worker.js';
 
 export interface SyncTriggerOptions {
   db: Db;
-  pool?: Store['pool'];
   ledger: LedgerEndpoint;
   clock: Clock;
   debounceMs?: number;
@@ -85,8 +84,8 @@ export class SyncTrigger {
   private async sync(orgId: string): Promise<void> {
     const { o } = this;
     try {
-      const r = await withSessionLock(o.pool, syncLockKey(orgId), () =>
-        syncOrganisation(o.db, orgId, { ...o.ledger, now: () => o.clock.now(), log: (l, m, x) => o.log?.(l, m, x) }),
+      const r = await withLease(o.db, syncLockKey(orgId), (held) =>
+        syncOrganisation(o.db, orgId, { ...o.ledger, now: () => o.clock.now(), heartbeat: async () => held(), log: (l, m, x) => o.log?.(l, m, x) }),
       );
       if (!r) {
         // Another sync of this organisation is running; it may have read the ledger before the change.

@@ -12,7 +12,7 @@
  */
 import type { Clock } from '../clock.js';
 import { dateIn } from '../domain/calendar.js';
-import type { Db, Store } from '../store/db.js';
+import type { Db } from '../store/db.js';
 import { connectionsDue, type LedgerEndpoint, type SyncOptions, syncOrganisation } from '../ledger/sync/sync.js';
 import type { LlmConfig } from './brief-llm.js';
 import { type NightlyResult, runNightlyBaselines } from './baselines.js';
@@ -20,7 +20,7 @@ import { orgsWithBaselinesDone } from '../store/queries/runs.js';
 import { recomputeForecast } from './forecast.js';
 import { recalibrate } from './calibration.js';
 import { briefsDue, type BriefRunResult, generateDailyBrief, utcDate } from './brief.js';
-import { syncLockKey, withClaim, withSessionLock, workerId } from '../store/claims.js';
+import { syncLockKey, withClaim, withLease, workerId } from '../store/claims.js';
 import { startTicker, type Ticker } from './ticker.js';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>) => void;
@@ -36,8 +36,6 @@ export interface WorkerOptions {
   log?: Log;
   /** Client tuning of the sync (tests). */
   sync?: Partial<Pick<SyncOptions, 'client' | 'pageSize'>>;
-  /** The PostgreSQL pool (session locks of the sync); absent on the embedded store. */
-  pool?: Store['pool'];
   /** Run only these jobs (default all). */
   jobs?: readonly ('sync' | 'baselines' | 'forecast' | 'brief')[];
 }
@@ -68,12 +66,26 @@ export async function workerTick(o: WorkerOptions): Promise<TickReport> {
     for (const { orgId, requested } of await connectionsDue(o.db, now, o.syncEveryMs)) {
       try {
         // The bucket's claim (lease renewed every page, taken over if this worker dies), or the webhook request's, and the
-        // organisation's sync lock, shared with the operator's `cashline-server sync` and the webhook's prompt sync.
+        // organisation's sync lease, shared with the operator's `cashline-server sync` and the webhook's prompt sync
+        // (checked every page: a run whose lease was taken over stops).
         const slot = requested ? `webhook:${requested.toISOString()}` : syncSlot(now, o.syncEveryMs);
         const claimInput = { job: 'sync', orgId, slot, owner, leaseMs: 5 * 60_000 };
         const r = await withClaim(o.db, claimInput, async (heartbeat) =>
-          withSessionLock(o.pool, syncLockKey(orgId), () =>
-            syncOrganisation(o.db, orgId, { ...o.ledger!, ...o.sync, now: () => o.clock.now(), heartbeat, log: (l, m, x) => o.log?.(l, m, x) }),
+          withLease(
+            o.db,
+            syncLockKey(orgId),
+            (held) =>
+              syncOrganisation(o.db, orgId, {
+                ...o.ledger!,
+                ...o.sync,
+                now: () => o.clock.now(),
+                heartbeat: async () => {
+                  held();
+                  await heartbeat();
+                },
+                log: (l, m, x) => o.log?.(l, m, x),
+              }),
+            { owner },
           ),
         );
         const run = r?.value?.value;

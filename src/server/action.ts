@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { type Config, ConfigError, loadConfig } from '../config.js';
-import { openStore, type Store } from '../store/db.js';
+import { type OpenOptions, openStore, type Store } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { requireOrg, TenancyError } from '../store/tenancy.js';
 import { isCalendarDate } from '../domain/calendar.js';
@@ -40,6 +40,17 @@ export interface CommandContext {
    * without the variable, one that throws when a token is touched.
    */
   keyring(): Keyring;
+}
+
+/** The store this configuration names: PostgreSQL (reached directly or through a transaction pooler) or the embedded one. */
+export function storeOptions(config: Config): OpenOptions {
+  if (config.DATABASE_DIRECT_URL && !config.DATABASE_URL) throw new ConfigError('invalid configuration: DATABASE_DIRECT_URL: needs DATABASE_URL');
+  return {
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.CASHLINE_DATA_DIR,
+    pooled: config.DATABASE_POOLER === 'transaction',
+    directUrl: config.DATABASE_DIRECT_URL,
+  };
 }
 
 export const processIo: Io = {
@@ -85,7 +96,7 @@ export function action<A extends unknown[]>(
         async store() {
           if (io.sharedStore) return io.sharedStore;
           if (!store) {
-            store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CASHLINE_DATA_DIR });
+            store = await openStore(storeOptions(config));
             await migrate(store.db);
           }
           return store;

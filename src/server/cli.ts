@@ -15,7 +15,7 @@ import { forecastCommands } from './forecast-commands.js';
 import { xeroServerCommand } from './xero-server-command.js';
 import { keysCommands } from './keys-commands.js';
 import { forwardToServer, isServingCommand, liveServerSocket } from './ops-socket.js';
-import { action, describeError, type Io, processIo } from './action.js';
+import { action, describeError, type Io, processIo, storeOptions } from './action.js';
 
 export function buildProgram(io: Io = processIo): Command {
   const program = new Command('cashline-server')
@@ -46,7 +46,7 @@ function migrateCommand(program: Command, io: Io): void {
       action(io, async (ctx) => {
         const config = ctx.config;
         if (io.sharedStore) return { ...(await migrate(io.sharedStore.db)), store: io.sharedStore.kind };
-        const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CASHLINE_DATA_DIR });
+        const store = await openStore(storeOptions(config));
         try {
           const r = await migrate(store.db);
           return { ...r, store: store.kind };

@@ -8,7 +8,7 @@ import { recomputeBaselines } from '../jobs/baselines.js';
 import { recomputeForecast } from '../jobs/forecast.js';
 import { recalibrate } from '../jobs/calibration.js';
 import { generateDailyBrief } from '../jobs/brief.js';
-import { syncLockKey, withSessionLock } from '../store/claims.js';
+import { syncLockKey, withLease } from '../store/claims.js';
 import { llmConfig, publicUrl } from '../config.js';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline/promises';
@@ -94,10 +94,12 @@ async function runSync(ctx: CommandContext, opts: { org: string; pageSize?: numb
   const progress = progressPrinter(ctx.io, 'sync');
   const logger = createLogger(ctx.config);
   try {
-    // The workers' lock too: never two syncs of one organisation at a time (released by the server if this process dies).
-    const r = await withSessionLock(store.pool, syncLockKey(opts.org), () =>
+    // The workers' lease too: never two syncs of one organisation at a time (free again at once if this process dies,
+    // for a process of this host; within its lease, 30 s, for one elsewhere).
+    const r = await withLease(store.db, syncLockKey(opts.org), (held) =>
       syncOrganisation(store.db, opts.org, {
         ...endpoint,
+        heartbeat: async () => held(),
         now: () => ctx.config.clock.now(),
         force: true,
         ...(opts.pageSize ? { pageSize: opts.pageSize } : {}),
@@ -105,7 +107,7 @@ async function runSync(ctx: CommandContext, opts: { org: string; pageSize?: numb
         log: (level, msg, extra) => logger[level](extra ?? {}, msg),
       }),
     );
-    if (!r) throw new OperatorError(`a sync of organisation ${opts.org} is already running in another process`);
+    if (!r) throw new OperatorError(`a sync of organisation ${opts.org} is already running in another process (one that died on another host holds its lease for at most 30 s)`);
     const alert = await ledgerAlertFor(store.db, opts.org, ctx.config.clock.now(), publicUrl(ctx.config));
     const out = { ...r.value, ...(alert ? { ledgerAlert: alert } : {}) };
     if (r.value.outcome !== 'ok') {

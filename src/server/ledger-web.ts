@@ -60,7 +60,6 @@ export function webhookSyncs(
   if (!ledger) return undefined;
   return new SyncTrigger({
     db: store.db,
-    ...(store.pool ? { pool: store.pool } : {}),
     ledger,
     clock: config.clock,
     log: (level, msg, extra) => logger[level](extra ?? {}, msg),

@@ -223,7 +223,6 @@ async function startWorkers(ctx: CommandContext, ledger?: LedgerEndpoint | null)
       clock: ctx.config.clock,
       ledger: endpoint,
       llm: llmConfig(ctx.config),
-      ...(store.pool ? { pool: store.pool } : {}),
       syncEveryMs: ctx.config.CASHLINE_SYNC_INTERVAL_MINUTES * 60_000,
       log: (level, msg, extra) => logger[level](extra ?? {}, msg),
     },

@@ -8,8 +8,13 @@
  *   (a crashed or killed worker);
  * - a failed run releases its slot for a retry after a delay.
  * Leases use wall-clock time (not the service clock, which CASHLINE_NOW may freeze).
+ *
+ * Named leases (`withLease`, the `leases` table) are the locks held across
+ * transactions, such as the organisation's sync: rows, not session advisory
+ * locks, so that they work through a transaction pooler.
  */
 import { randomUUID } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { sql } from 'drizzle-orm';
 import { type Db, rows } from './db.js';
@@ -86,29 +91,93 @@ export async function withClaim<T>(db: Db, c: ClaimInput, fn: (heartbeat: () => 
   }
 }
 
-/**
- * Runs `fn` holding a PostgreSQL session advisory lock on `key` (one
- * dedicated connection of the pool); null when another session holds it. The
- * server releases the lock when the holder's connection ends, so a killed
- * process never leaves it behind (the sync's mutual exclusion: the operator's
- * `sync` and the workers). Without a pool (the embedded store, which one
- * process opens at a time) `fn` just runs.
- */
-export async function withSessionLock<T>(pool: import('pg').Pool | undefined, key: string, fn: () => Promise<T>): Promise<{ value: T } | null> {
-  if (!pool) return { value: await fn() };
-  const client = await pool.connect();
+/** How long a lease lasts without its holder renewing it (renewed every third of it while held). */
+export const LEASE_MS = 30_000;
+
+/** A lease was taken over while its holder still ran (the holder stalled for longer than its lease). */
+export class LeaseLostError extends Error {}
+
+/** This process's host as leases name it: the host name and PID namespace, so that a PID is only ever checked where it means this process's neighbour. */
+const LEASE_HOST = (() => {
   try {
-    const r = await client.query<{ ok: boolean }>('select pg_try_advisory_lock(hashtext($1)) as ok', [key]);
-    if (!r.rows[0]?.ok) return null;
-    try {
-      return { value: await fn() };
-    } finally {
-      await client.query('select pg_advisory_unlock(hashtext($1))', [key]).catch(() => {});
-    }
-  } finally {
-    client.release();
+    return `${hostname()}/${readlinkSync('/proc/self/ns/pid')}`;
+  } catch {
+    return null; // no PID namespace to name (not Linux): a dead holder's lease is taken over once it runs out
+  }
+})();
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
-/** The key of an organisation's sync lock. */
-export const syncLockKey = (orgId: string) => `cashline:sync:${orgId}`;
+async function takeLease(db: Db, name: string, owner: string, ttlMs: number, staleOwner: string | null): Promise<boolean> {
+  const got = await rows<{ owner: string }>(
+    db,
+    sql`insert into leases (name, owner, host, pid, lease_until, acquired_at)
+        values (${name}, ${owner}, ${LEASE_HOST ?? hostname()}, ${process.pid}, clock_timestamp() + ${ttlMs}::int * interval '1 millisecond', clock_timestamp())
+        on conflict (name) do update set owner = excluded.owner, host = excluded.host, pid = excluded.pid,
+          lease_until = excluded.lease_until, acquired_at = excluded.acquired_at
+        where leases.lease_until < excluded.acquired_at or leases.owner = ${staleOwner}
+        returning owner`,
+  );
+  return got.length === 1;
+}
+
+/** Takes the lease `name`: free, lapsed, or held by a process of this host that is gone; false when someone else holds it. */
+async function acquireLease(db: Db, name: string, owner: string, ttlMs: number): Promise<boolean> {
+  if (await takeLease(db, name, owner, ttlMs, null)) return true;
+  if (!LEASE_HOST) return false;
+  const [holder] = await rows<{ owner: string; host: string; pid: number }>(db, sql`select owner, host, pid from leases where name = ${name}`);
+  if (!holder) return takeLease(db, name, owner, ttlMs, null); // released in between
+  if (holder.host !== LEASE_HOST || holder.pid === process.pid || running(holder.pid)) return false;
+  return takeLease(db, name, owner, ttlMs, holder.owner);
+}
+
+/**
+ * Runs `fn` holding the lease `name` (a row of `leases`, migration 0018);
+ * null when another holder has it. The lease is renewed every third of
+ * `ttlMs` while `fn` runs and deleted after it, all in statements of their
+ * own: no session state, so it works through a transaction pooler
+ * (docs/scaling.md "PgBouncer"). A holder that dies frees it by itself: at
+ * once for a process on the same host (its PID is gone), within `ttlMs`
+ * otherwise. `held()` throws a LeaseLostError once the lease was taken over
+ * (this process stalled for longer than `ttlMs`): long runs call it between
+ * steps. Both engines; times are the database server's. The sync's mutual
+ * exclusion (`syncLockKey`): the workers, the webhook's prompt sync and the
+ * operator's `cashline-server sync`.
+ */
+export async function withLease<T>(db: Db, name: string, fn: (held: () => void) => Promise<T>, opts: { ttlMs?: number; owner?: string } = {}): Promise<{ value: T } | null> {
+  const ttlMs = opts.ttlMs ?? LEASE_MS;
+  const owner = opts.owner ?? workerId();
+  if (!(await acquireLease(db, name, owner, ttlMs))) return null;
+  let lost: LeaseLostError | null = null;
+  let renewing: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = rows(db, sql`update leases set lease_until = clock_timestamp() + ${ttlMs}::int * interval '1 millisecond' where name = ${name} and owner = ${owner} returning owner`).then(
+      (r) => {
+        if (r.length === 0) lost ??= new LeaseLostError(`the lease ${name} was taken over: this process stalled for longer than ${ttlMs} ms`);
+      },
+      () => {}, // the database is unreachable: try again at the next beat (the lease lasts until then)
+    );
+  }, Math.max(1, Math.floor(ttlMs / 3)));
+  timer.unref();
+  try {
+    return {
+      value: await fn(() => {
+        if (lost) throw lost;
+      }),
+    };
+  } finally {
+    clearInterval(timer);
+    await renewing;
+    await db.execute(sql`delete from leases where name = ${name} and owner = ${owner}`).catch(() => {});
+  }
+}
+
+/** The lease of an organisation's sync. */
+export const syncLockKey = (orgId: string) => `sync:${orgId}`;

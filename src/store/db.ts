@@ -6,7 +6,13 @@
  * - timestamptz as a Date through drizzle's query builder, and as PostgreSQL's
  *   text form through `rows()` (drizzle keeps raw timestamps raw on both
  *   drivers): read those with `pgTimestamp()`.
- * Sessions run in UTC on both.
+ * Sessions run in UTC on both: on PostgreSQL the connections ask for it in
+ * their startup packet (the `TimeZone` parameter, which PgBouncer carries
+ * to every server connection a client's transactions land on), and
+ * `assertUtc` refuses a store whose sessions are not in UTC.
+ * Nothing here keeps state in a server session beyond one transaction, so
+ * DATABASE_URL may point at a transaction pooler (docs/scaling.md
+ * "PgBouncer"); LISTEN, which needs a session, goes to `listen`.
  */
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -14,7 +20,7 @@ import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import type { SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema.js';
 import { lockEmbeddedStore } from './embedded-lock.js';
@@ -26,8 +32,15 @@ export interface Store {
   kind: StoreKind;
   db: Db;
   close(): Promise<void>;
-  /** The PostgreSQL pool, when on a server (for LISTEN, advisory locks on one session…). */
+  /** The PostgreSQL pool, when on a server. */
   pool?: pg.Pool;
+  /**
+   * Where a session of its own may LISTEN (key revocations): the pool on a
+   * server reached directly, a one-connection pool to DATABASE_DIRECT_URL
+   * behind a transaction pooler; absent behind a pooler without one (the
+   * revocations are then polled) and on the embedded store.
+   */
+  listen?: pg.Pool;
   pglite?: PGlite;
 }
 
@@ -57,23 +70,60 @@ export interface OpenOptions {
   searchPath?: string | undefined;
   /** PostgreSQL pool size. */
   poolSize?: number | undefined;
+  /** PostgreSQL only: `databaseUrl` is a transaction pooler (DATABASE_POOLER=transaction): no LISTEN on it. */
+  pooled?: boolean | undefined;
+  /** PostgreSQL only: a connection straight to the server (DATABASE_DIRECT_URL), for LISTEN. */
+  directUrl?: string | undefined;
+}
+
+/**
+ * node-postgres sends only a few startup parameters of its own (`options`
+ * among them, which PgBouncer refuses); the session's time zone goes in the
+ * startup packet as `TimeZone` itself, a parameter PostgreSQL applies and
+ * PgBouncer tracks per client (it sets it on whichever server connection the
+ * client's next transaction gets). It extends pg 8's own `getStartupConf`
+ * (not in its typings): were a pg upgrade to change that, `assertUtc` and
+ * test/pgbouncer.test.ts would say so.
+ */
+class UtcClient extends pg.Client {
+  getStartupConf(): Record<string, string> {
+    const base = (pg.Client.prototype as unknown as { getStartupConf(this: pg.Client): Record<string, string> }).getStartupConf.call(this);
+    return { ...base, TimeZone: 'UTC' };
+  }
+}
+
+function serverPool(url: string, max: number, searchPath?: string): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    Client: UtcClient,
+    max,
+    types: pgTypes,
+    // Waiting for a free client under a burst of requests is not an outage:
+    // a refused or lost server fails at once anyway (503 within milliseconds).
+    connectionTimeoutMillis: 10_000,
+    // Tests isolate themselves in a schema (PostgreSQL reached directly; a pooler refuses `options`).
+    ...(searchPath ? { options: `-c search_path=${searchPath}` } : {}),
+  });
+  // An idle client losing its server must not crash the process.
+  pool.on('error', () => {});
+  return pool;
 }
 
 export async function openStore(opts: OpenOptions): Promise<Store> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({
-      connectionString: opts.databaseUrl,
-      max: opts.poolSize ?? 10,
-      types: pgTypes,
-      // Waiting for a free client under a burst of requests is not an outage:
-      // a refused or lost server fails at once anyway (503 within milliseconds).
-      connectionTimeoutMillis: 10_000,
-      options: [`-c TimeZone=UTC`, opts.searchPath ? `-c search_path=${opts.searchPath}` : ''].join(' ').trim(),
-    });
-    // An idle client losing its server must not crash the process.
-    pool.on('error', () => {});
+    const pool = serverPool(opts.databaseUrl, opts.poolSize ?? 10, opts.searchPath);
+    const direct = opts.directUrl ? serverPool(opts.directUrl, 1, opts.searchPath) : undefined;
+    const listen = direct ?? (opts.pooled ? undefined : pool);
     const db = drizzlePg(pool, { schema }) as unknown as Db;
-    return { kind: 'postgres', db, pool, close: () => pool.end() };
+    return {
+      kind: 'postgres',
+      db,
+      pool,
+      ...(listen ? { listen } : {}),
+      close: async () => {
+        await Promise.all([pool.end(), direct?.end()]);
+      },
+    };
   }
   const dir = opts.dataDir && opts.dataDir !== 'memory://' ? opts.dataDir : undefined;
   const unlock = dir ? lockEmbeddedStore(dir) : () => {};
@@ -103,6 +153,26 @@ export async function openStore(opts: OpenOptions): Promise<Store> {
       }
     },
   };
+}
+
+/** The names PostgreSQL accepts for UTC. */
+const UTC_NAMES = new Set(['utc', 'etc/utc', 'uct', 'etc/uct', 'universal', 'etc/universal', 'zulu', 'etc/zulu', 'gmt', 'etc/gmt', 'gmt0', 'etc/gmt0', 'gmt+0', 'etc/gmt+0', 'gmt-0', 'etc/gmt-0', 'greenwich', 'etc/greenwich']);
+
+/**
+ * Refuses a session whose time zone is not UTC: the connections ask for it
+ * (`UtcClient`), but a pooler that drops startup parameters would leave the
+ * server's own, and dates read from instants would then shift. The store's
+ * every opening runs it (src/store/migrate.ts).
+ */
+export async function assertUtc(db: Db): Promise<void> {
+  const [r] = await rows<{ tz: string }>(db, sql`select current_setting('TimeZone') as tz`);
+  const tz = r?.tz ?? '';
+  if (!UTC_NAMES.has(tz.toLowerCase())) {
+    throw new Error(
+      `the database session's time zone is ${tz}, not UTC: a pooler between Cashline and PostgreSQL dropped the TimeZone it asks for; ` +
+        `set timezone=UTC on the pooler's database entry (PgBouncer: [databases] cashline = … timezone=UTC) or ALTER DATABASE … SET timezone = 'UTC' (docs/scaling.md "PgBouncer")`,
+    );
+  }
 }
 
 /** Runs raw SQL and returns its rows (both drivers put them in `.rows`). */

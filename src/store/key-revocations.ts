@@ -8,11 +8,18 @@
  * that its key cache drops the key within milliseconds; when that connection
  * is lost, the watcher says so (the cache is then emptied and relies on its
  * time-to-live until it is back).
+ *
+ * LISTEN needs a session of its own, which a transaction pooler does not
+ * keep: behind PgBouncer the watcher listens on DATABASE_DIRECT_URL, a
+ * connection straight to the server, or, without one, polls: every second it
+ * asks which of the keys the process holds are revoked (or gone), so the
+ * bound is a second whatever the cache's time-to-live (docs/scaling.md
+ * "PgBouncer").
  */
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { sql } from 'drizzle-orm';
-import type { Db } from './db.js';
+import { type Db, rows } from './db.js';
 
 export const REVOCATION_CHANNEL = 'cashline_key_revoked';
 
@@ -34,15 +41,43 @@ export interface RevocationWatch {
   close(): Promise<void>;
 }
 
+/** Of these key prefixes, those whose key is revoked or no longer exists (one query, an index look-up each). */
+export async function revokedAmong(db: Db, prefixes: readonly string[]): Promise<string[]> {
+  if (prefixes.length === 0) return [];
+  const got = await rows<{ prefix: string }>(
+    db,
+    sql`select p.value as prefix from jsonb_array_elements_text(${JSON.stringify(prefixes)}::jsonb) p
+        where not exists (select 1 from api_keys k where k.key_prefix = p.value and k.revoked_at is null)`,
+  );
+  return got.map((r) => r.prefix);
+}
+
+export interface WatchOptions {
+  /** A pool one of whose connections may be held for LISTEN (Store.listen). */
+  listen?: pg.Pool | undefined;
+  /**
+   * Without `listen` on PostgreSQL (behind a transaction pooler): every
+   * `everyMs` (default 1000), the keys of `cached()` that are revoked or gone
+   * are reported.
+   */
+  poll?: { db: Db; cached: () => Iterable<string>; everyMs?: number } | undefined;
+  onRevoked: (prefix: string) => void;
+  onLost: (err: Error) => void;
+  retryMs?: number;
+}
+
 /**
  * Calls `onRevoked(prefix)` for every revocation made in this process and,
- * with a PostgreSQL `pool`, in any process on that database (one of the
- * pool's connections is held for LISTEN); `onLost(err)` when that connection
- * is lost (it is retried every `retryMs`, `onLost` called on each failure).
+ * with a `listen` pool, in any process on that database (one of the pool's
+ * connections is held for LISTEN); `onLost(err)` when that connection is
+ * lost (it is retried every `retryMs`, `onLost` called on each failure).
+ * With `poll` instead, revocations elsewhere are found by asking the store
+ * (a failed poll is `onLost` too; the next one catches up).
  */
-export function watchRevocations(opts: { pool?: pg.Pool | undefined; onRevoked: (prefix: string) => void; onLost: (err: Error) => void; retryMs?: number }): RevocationWatch {
+export function watchRevocations(opts: WatchOptions): RevocationWatch {
   const here = (p: string) => opts.onRevoked(p);
   local.on('revoked', here);
+  if (!opts.listen && opts.poll) return pollRevocations(opts.poll, opts, () => local.off('revoked', here));
   let client: pg.PoolClient | null = null;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
@@ -53,10 +88,10 @@ export function watchRevocations(opts: { pool?: pg.Pool | undefined; onRevoked: 
     timer.unref();
   };
   const connect = async () => {
-    if (closed || !opts.pool) return;
+    if (closed || !opts.listen) return;
     let c: pg.PoolClient;
     try {
-      c = await opts.pool.connect();
+      c = await opts.listen.connect();
     } catch (err) {
       return retry(err as Error);
     }
@@ -92,6 +127,33 @@ export function watchRevocations(opts: { pool?: pg.Pool | undefined; onRevoked: 
       local.off('revoked', here);
       if (timer) clearTimeout(timer);
       await release();
+    },
+  };
+}
+
+function pollRevocations(poll: NonNullable<WatchOptions['poll']>, opts: Pick<WatchOptions, 'onRevoked' | 'onLost'>, stop: () => void): RevocationWatch {
+  let closed = false;
+  let running: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    if (running) return; // the previous poll is still waiting for its answer
+    running = (async () => {
+      const cached = [...poll.cached()];
+      try {
+        for (const p of await revokedAmong(poll.db, cached)) if (!closed) opts.onRevoked(p);
+      } catch (err) {
+        if (!closed) opts.onLost(err as Error);
+      } finally {
+        running = null;
+      }
+    })();
+  }, poll.everyMs ?? 1000);
+  timer.unref();
+  return {
+    async close() {
+      closed = true;
+      stop();
+      clearInterval(timer);
+      await running;
     },
   };
 }

@@ -756,6 +756,23 @@ export const workerClaims = pgTable(
   (t) => [primaryKey({ columns: [t.job, t.orgId] })],
 );
 
+/**
+ * Named leases (migration 0018; src/store/claims.ts `withLease`): a lock held
+ * across transactions without a session, so that it works through a
+ * transaction pooler. The holder renews `lease_until` while it runs and
+ * deletes the row when done; a lapsed lease, or one whose process is gone
+ * from the same host (`host`, `pid`), is taken over.
+ */
+export const leases = pgTable('leases', {
+  name: text('name').primaryKey(),
+  owner: text('owner').notNull(),
+  /** The holder's host and PID namespace: a process there can tell whether `pid` still runs. */
+  host: text('host').notNull(),
+  pid: integer('pid').notNull(),
+  leaseUntil: ts('lease_until').notNull(),
+  acquiredAt: ts('acquired_at').notNull(),
+});
+
 // ---------------------------------------------------------------------------
 // Usage and audit
 // ---------------------------------------------------------------------------

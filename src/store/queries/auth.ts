@@ -3,32 +3,26 @@
  * with its organisation and billing account by the key's public prefix, and
  * an organisation a key may name (its own, or a partner's linked client).
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db.js';
 import * as s from '../schema.js';
 
 /**
- * The key, its organisation and billing account by the key's public prefix:
- * a prepared statement per store (built once; on PostgreSQL also parsed and
- * planned once per connection), as every authenticated request runs it.
+ * The key of this prefix with its organisation and billing account (one
+ * query), or undefined. An unnamed statement, like every other: a named
+ * server-side prepared statement lives in one server session, which a
+ * transaction pooler (PgBouncer) does not keep for a client (docs/scaling.md
+ * "PgBouncer"); the process's key cache (src/api/key-cache.ts) spares most
+ * requests this look-up anyway.
  */
-const keyLookups = new WeakMap<Db, ReturnType<typeof prepareKeyLookup>>();
-
-function prepareKeyLookup(db: Db) {
-  return db
+export async function keyByPrefix(db: Db, prefix: string) {
+  const [r] = await db
     .select({ key: s.apiKeys, org: s.organisations, billing: s.billingAccounts })
     .from(s.apiKeys)
     .leftJoin(s.organisations, eq(s.organisations.id, s.apiKeys.orgId))
     .leftJoin(s.billingAccounts, eq(s.billingAccounts.id, s.organisations.billingAccountId))
-    .where(eq(s.apiKeys.keyPrefix, sql.placeholder('prefix')))
-    .prepare('cashline_key_lookup');
-}
-
-/** The key of this prefix with its organisation and billing account (one query), or undefined. */
-export async function keyByPrefix(db: Db, prefix: string) {
-  let q = keyLookups.get(db);
-  if (!q) keyLookups.set(db, (q = prepareKeyLookup(db)));
-  return (await q.execute({ prefix }))[0];
+    .where(eq(s.apiKeys.keyPrefix, prefix));
+  return r;
 }
 
 /** The organisation with its billing account, or null. */
