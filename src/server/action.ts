@@ -85,7 +85,12 @@ export function action<A extends unknown[]>(
         async store() {
           if (io.sharedStore) return io.sharedStore;
           if (!store) {
-            store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CASHLINE_DATA_DIR });
+            store = await openStore({
+              databaseUrl: config.DATABASE_URL,
+              dataDir: config.CASHLINE_DATA_DIR,
+              replicaUrl: config.DATABASE_REPLICA_URL,
+              replicaMaxLagSeconds: config.DATABASE_REPLICA_MAX_LAG_SECONDS,
+            });
             await migrate(store.db);
           }
           return store;

@@ -18,6 +18,7 @@ import type { SQL } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema.js';
 import { lockEmbeddedStore } from './embedded-lock.js';
+import { openReplica, type ReplicaMonitor } from './replica.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type StoreKind = 'pglite' | 'postgres';
@@ -25,6 +26,16 @@ export type StoreKind = 'pglite' | 'postgres';
 export interface Store {
   kind: StoreKind;
   db: Db;
+  /**
+   * The handle for reads that tolerate seconds of staleness, chosen per
+   * request: the read replica's while it is up and within its lag bound
+   * (each of its queries falls back to the primary if the replica fails),
+   * otherwise the primary's, which is also all there is without a replica
+   * (replica.ts).
+   */
+  readDb(): Db;
+  /** The read replica's monitor, when one is configured (DATABASE_REPLICA_URL). */
+  replica?: ReplicaMonitor;
   close(): Promise<void>;
   /** The PostgreSQL pool, when on a server (for LISTEN, advisory locks on one session…). */
   pool?: pg.Pool;
@@ -57,12 +68,16 @@ export interface OpenOptions {
   searchPath?: string | undefined;
   /** PostgreSQL pool size. */
   poolSize?: number | undefined;
+  /** PostgreSQL only: a streaming standby of the server for reads that tolerate staleness (replica.ts), with the same search path. */
+  replicaUrl?: string | undefined;
+  /** Above this lag, in seconds, reads leave the replica (default 10). */
+  replicaMaxLagSeconds?: number | undefined;
 }
 
 export async function openStore(opts: OpenOptions): Promise<Store> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({
-      connectionString: opts.databaseUrl,
+    const config = (connectionString: string): pg.PoolConfig => ({
+      connectionString,
       max: opts.poolSize ?? 10,
       types: pgTypes,
       // Waiting for a free client under a burst of requests is not an outage:
@@ -70,10 +85,24 @@ export async function openStore(opts: OpenOptions): Promise<Store> {
       connectionTimeoutMillis: 10_000,
       options: [`-c TimeZone=UTC`, opts.searchPath ? `-c search_path=${opts.searchPath}` : ''].join(' ').trim(),
     });
+    const pool = new pg.Pool(config(opts.databaseUrl));
     // An idle client losing its server must not crash the process.
     pool.on('error', () => {});
     const db = drizzlePg(pool, { schema }) as unknown as Db;
-    return { kind: 'postgres', db, pool, close: () => pool.end() };
+    if (!opts.replicaUrl) return { kind: 'postgres', db, readDb: () => db, pool, close: () => pool.end() };
+    const replica = openReplica(pool, config(opts.replicaUrl), opts.replicaMaxLagSeconds ?? 10);
+    const replicaDb = drizzlePg(replica.reads as unknown as pg.Pool, { schema }) as unknown as Db;
+    return {
+      kind: 'postgres',
+      db,
+      readDb: () => (replica.monitor.usable ? replicaDb : db),
+      replica: replica.monitor,
+      pool,
+      close: async () => {
+        await replica.close();
+        await pool.end();
+      },
+    };
   }
   const dir = opts.dataDir && opts.dataDir !== 'memory://' ? opts.dataDir : undefined;
   const unlock = dir ? lockEmbeddedStore(dir) : () => {};
@@ -94,6 +123,7 @@ export async function openStore(opts: OpenOptions): Promise<Store> {
   return {
     kind: 'pglite',
     db,
+    readDb: () => db,
     pglite,
     close: async () => {
       try {
