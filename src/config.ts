@@ -34,6 +34,15 @@ export const configSchema = z.object({
   DATABASE_POOLER: z.preprocess(emptyAsUndefined, z.enum(['transaction']).optional()),
   /** A connection straight to PostgreSQL, past the pooler, for LISTEN (key revocations); only with DATABASE_URL. */
   DATABASE_DIRECT_URL: z.preprocess(emptyAsUndefined, url(/^postgres(ql)?:\/\//, 'postgres://').optional()),
+  /**
+   * A streaming standby of DATABASE_URL's server (docs/scaling.md "Read
+   * replica"): lists, analytics and the forecast read there while it is up
+   * and within DATABASE_REPLICA_MAX_LAG_SECONDS; everything else, and every
+   * read when it is not, goes to the primary. Needs DATABASE_URL.
+   */
+  DATABASE_REPLICA_URL: z.preprocess(emptyAsUndefined, url(/^postgres(ql)?:\/\//, 'postgres://').optional()),
+  /** Above this lag, in seconds, reads leave the replica until it catches up. */
+  DATABASE_REPLICA_MAX_LAG_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().min(1).max(3600).default(10)),
   CASHLINE_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.cashline')),
   REDIS_URL: z.preprocess(emptyAsUndefined, url(/^rediss?:\/\//, 'redis://').optional()),
   HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
@@ -133,5 +142,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const cfg = parsed.data;
+  if (cfg.DATABASE_REPLICA_URL && !cfg.DATABASE_URL) {
+    throw new ConfigError('invalid configuration: DATABASE_REPLICA_URL: needs DATABASE_URL (the primary the replica follows)');
+  }
   return { ...cfg, clock: cfg.CASHLINE_NOW ? fixedClock(cfg.CASHLINE_NOW) : systemClock };
 }

@@ -18,7 +18,9 @@
  *     a query credit (429 quota_exhausted) and the legacy daily bucket, given
  *     back afterwards unless the answer is 2xx/304/404;
  * 10. `envelope`: subscription, quota, usage, alerts; X-Service-* headers on 2xx;
- * 11. the route's own validation (400 bad_request naming the parameter) and handler.
+ * 11. the handler's store handle: the read replica's for the endpoints that
+ *     tolerate seconds of staleness while it is up and current (route.ts), else the primary's;
+ * 12. the route's own validation (400 bad_request naming the parameter) and handler.
  * Errors thrown anywhere become `{error, message}` bodies (src/api/errors.ts).
  */
 import { randomBytes } from 'node:crypto';
@@ -46,7 +48,7 @@ import { ParamError } from '../domain/list-params.js';
 import type { Limiter } from '../domain/plans.js';
 import type { Warning } from '../schemas/common.js';
 import { observe, TOOL_PATTERN } from './observe.js';
-import { AGENT_PREFIX, pipelineWarnings, ROUTE_QUERY_PARAMS, ROUTE_SCOPES, scopesOf, warn } from './route.js';
+import { AGENT_PREFIX, pipelineWarnings, ROUTE_QUERY_PARAMS, ROUTE_SCOPES, scopesOf, toleratesStaleness, warn } from './route.js';
 import { registerRoutes } from './routes/index.js';
 
 export interface AppOptions {
@@ -153,7 +155,7 @@ export function createApp(opts: AppOptions): ApiApp {
   });
   registerDocs(app); // public: answered before authentication
   // ETag on every answer, 304 for a matching If-None-Match (after the limits: a 304 is a read like any other; docs/api.md#http).
-  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countRefusal, tenancy, checkScope, rejectNul, noteIgnored, admit, envelope, etagging());
+  app.use(`${AGENT_PREFIX}/*`, matchEndpoint, authenticate, countRefusal, tenancy, checkScope, rejectNul, noteIgnored, admit, envelope, etagging(), readFrom);
 
   registerRoutes(app);
   opts.extraRoutes?.(app);
@@ -179,6 +181,12 @@ const matchEndpoint: MiddlewareHandler<AppEnv> = async (c, next) => {
   const template = routes.map((r) => r.path).find((p) => ROUTE_SCOPES.has(p));
   if (!template) throw new ApiError(404, 'not_found', 'No such endpoint.');
   c.set('route', template);
+  await next();
+};
+
+/** The handler's store handle: the read replica's for reads that tolerate staleness, while it is up and current (route.ts). */
+const readFrom: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (toleratesStaleness(c.get('route'))) c.set('db', c.get('deps').store.readDb());
   await next();
 };
 

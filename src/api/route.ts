@@ -33,6 +33,23 @@ export const ROUTE_QUERY_PARAMS = new Map<string, readonly string[]>();
 /** Names of the shared parameter components (registered by src/api/docs.ts). */
 export const SHARED_PARAMETERS = ['XServiceOrgId', 'OrgIdQuery', 'XServiceTool'] as const;
 
+/**
+ * The endpoints whose answers tolerate seconds of staleness (docs/scaling.md
+ * "Read replica"): the ledger's lists and drills, balances, ageing,
+ * analytics, the forecast and what derives from it, the brief, the
+ * portfolio. Their handlers read `c.get('db')`, which for these is
+ * `store.readDb()`: the read replica while it is up and current. Not these:
+ * /status and /orgs (the caller's credits and links, written moments ago),
+ * and the pipeline before every handler (keys, tenancy, limits, audit),
+ * which reads and writes the primary. A new resource reads the primary until
+ * it is named here.
+ */
+const STALE_TOLERANT =
+  /^\/api\/agent\/(invoices|bills|credit-notes|purchase-orders|contacts|bank-accounts|account-balances|receivables|payables|revenue|expenses|cohorts|cash-position|daily-summary|forecast|scenarios|collections|portfolio|orgs\/:orgId\/daily-brief)(\/|$)/;
+
+/** Whether the endpoint (Hono template) reads through the read replica when there is one. */
+export const toleratesStaleness = (template: string): boolean => STALE_TOLERANT.test(template);
+
 export function honoPath(openapiPath: string): string {
   return openapiPath.replace(/\{([^}]+)\}/g, ':$1');
 }

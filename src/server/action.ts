@@ -50,6 +50,8 @@ export function storeOptions(config: Config): OpenOptions {
     dataDir: config.CASHLINE_DATA_DIR,
     pooled: config.DATABASE_POOLER === 'transaction',
     directUrl: config.DATABASE_DIRECT_URL,
+    replicaUrl: config.DATABASE_REPLICA_URL,
+    replicaMaxLagSeconds: config.DATABASE_REPLICA_MAX_LAG_SECONDS,
   };
 }
 

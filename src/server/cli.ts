@@ -14,6 +14,7 @@ import { ledgerCommands, recomputeCommand } from './ledger-commands.js';
 import { forecastCommands } from './forecast-commands.js';
 import { xeroServerCommand } from './xero-server-command.js';
 import { keysCommands } from './keys-commands.js';
+import { statusCommand } from './status-command.js';
 import { forwardToServer, isServingCommand, liveServerSocket } from './ops-socket.js';
 import { action, describeError, type Io, processIo, storeOptions } from './action.js';
 
@@ -33,6 +34,7 @@ export function buildProgram(io: Io = processIo): Command {
   forecastCommands(program, io);
   xeroServerCommand(program, io);
   keysCommands(program, io);
+  statusCommand(program, io);
 
   return program;
 }

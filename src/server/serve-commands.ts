@@ -84,7 +84,11 @@ export async function serveApi(ctx: CommandContext, opts: ServeOptions = {}) {
     },
     (msg) => logger.info(msg),
   );
-  logger.info({ url: server.url, store: store.kind, counters: limiter ? 'redis' : 'sql', ...(opsSocket ? { opsSocket: opsSocket.path } : {}) }, 'listening');
+  // The read replica's changes of state: where the reads that tolerate staleness go, and why (docs/scaling.md "Read replica").
+  store.replica?.onChange((replica) =>
+    logger[replica.readsGoTo === 'replica' ? 'info' : 'warn']({ replica }, replica.readsGoTo === 'replica' ? 'read replica in use' : `reads on the primary: read replica ${replica.state}`),
+  );
+  logger.info({ url: server.url, store: store.kind, counters: limiter ? 'redis' : 'sql', ...(store.replica ? { replica: store.replica.status() } : {}), ...(opsSocket ? { opsSocket: opsSocket.path } : {}) }, 'listening');
   return server;
 }
 

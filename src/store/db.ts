@@ -24,6 +24,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema.js';
 import { lockEmbeddedStore } from './embedded-lock.js';
+import { openReplica, type ReplicaMonitor } from './replica.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type StoreKind = 'pglite' | 'postgres';
@@ -31,6 +32,16 @@ export type StoreKind = 'pglite' | 'postgres';
 export interface Store {
   kind: StoreKind;
   db: Db;
+  /**
+   * The handle for reads that tolerate seconds of staleness, chosen per
+   * request: the read replica's while it is up and within its lag bound
+   * (each of its queries falls back to the primary if the replica fails),
+   * otherwise the primary's, which is also all there is without a replica
+   * (replica.ts).
+   */
+  readDb(): Db;
+  /** The read replica's monitor, when one is configured (DATABASE_REPLICA_URL). */
+  replica?: ReplicaMonitor;
   close(): Promise<void>;
   /** The PostgreSQL pool, when on a server. */
   pool?: pg.Pool;
@@ -74,7 +85,12 @@ export interface OpenOptions {
   pooled?: boolean | undefined;
   /** PostgreSQL only: a connection straight to the server (DATABASE_DIRECT_URL), for LISTEN. */
   directUrl?: string | undefined;
+  /** PostgreSQL only: a streaming standby of the server for reads that tolerate staleness (replica.ts), with the same search path. */
+  replicaUrl?: string | undefined;
+  /** Above this lag, in seconds, reads leave the replica (default 10). */
+  replicaMaxLagSeconds?: number | undefined;
 }
+
 
 /**
  * node-postgres sends only a few startup parameters of its own (`options`
@@ -92,8 +108,8 @@ class UtcClient extends pg.Client {
   }
 }
 
-function serverPool(url: string, max: number, searchPath?: string): pg.Pool {
-  const pool = new pg.Pool({
+function poolConfig(url: string, max: number, searchPath?: string): pg.PoolConfig {
+  return {
     connectionString: url,
     Client: UtcClient,
     max,
@@ -103,7 +119,11 @@ function serverPool(url: string, max: number, searchPath?: string): pg.Pool {
     connectionTimeoutMillis: 10_000,
     // Tests isolate themselves in a schema (PostgreSQL reached directly; a pooler refuses `options`).
     ...(searchPath ? { options: `-c search_path=${searchPath}` } : {}),
-  });
+  };
+}
+
+function serverPool(url: string, max: number, searchPath?: string): pg.Pool {
+  const pool = new pg.Pool(poolConfig(url, max, searchPath));
   // An idle client losing its server must not crash the process.
   pool.on('error', () => {});
   return pool;
@@ -115,12 +135,19 @@ export async function openStore(opts: OpenOptions): Promise<Store> {
     const direct = opts.directUrl ? serverPool(opts.directUrl, 1, opts.searchPath) : undefined;
     const listen = direct ?? (opts.pooled ? undefined : pool);
     const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const replica = opts.replicaUrl
+      ? openReplica(pool, poolConfig(opts.replicaUrl, opts.poolSize ?? 10, opts.searchPath), opts.replicaMaxLagSeconds ?? 10)
+      : null;
+    const replicaDb = replica ? (drizzlePg(replica.reads as unknown as pg.Pool, { schema }) as unknown as Db) : null;
     return {
       kind: 'postgres',
       db,
+      readDb: () => (replica?.monitor.usable ? replicaDb! : db),
+      ...(replica ? { replica: replica.monitor } : {}),
       pool,
       ...(listen ? { listen } : {}),
       close: async () => {
+        await replica?.close();
         await Promise.all([pool.end(), direct?.end()]);
       },
     };
@@ -144,6 +171,7 @@ export async function openStore(opts: OpenOptions): Promise<Store> {
   return {
     kind: 'pglite',
     db,
+    readDb: () => db,
     pglite,
     close: async () => {
       try {

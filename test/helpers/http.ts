@@ -114,6 +114,8 @@ export interface TestApiOptions {
   limiter?: (store: TestStore) => Limiter;
   /** PostgreSQL pool size (default 10). */
   poolSize?: number;
+  /** PostgreSQL only: the read replica (a standby of the test server, test/helpers/standby.ts). */
+  replica?: { url: string; maxLagSeconds?: number };
   /** More endpoints (declared with agentRoute), e.g. to provoke errors. */
   extraRoutes?: (app: ApiApp) => void;
   /** Keep the JSON log lines in `api.logs` (level info). */
@@ -129,7 +131,7 @@ export interface TestApiOptions {
 export const keyPrefixOf = (key: string) => key.split('_')[2]!;
 
 export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): Promise<TestApi> {
-  const store = await freshStore(kind, opts.poolSize ? { poolSize: opts.poolSize } : {});
+  const store = await freshStore(kind, { ...(opts.poolSize ? { poolSize: opts.poolSize } : {}), ...(opts.replica ? { replica: opts.replica } : {}) });
   const clock = new ManualClock(opts.now ?? '2026-11-23T09:00:00Z');
   const config = loadConfig({
     CASHLINE_LOG_LEVEL: opts.captureLogs ? 'info' : 'silent',

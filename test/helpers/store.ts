@@ -20,7 +20,13 @@ export interface TestStore extends Store {
   url?: string;
 }
 
-export async function freshStore(kind: StoreKind, opts: { poolSize?: number } = {}): Promise<TestStore> {
+export interface FreshStoreOptions {
+  poolSize?: number;
+  /** PostgreSQL only: a standby of the test server (test/helpers/standby.ts) for the reads that tolerate staleness. */
+  replica?: { url: string; maxLagSeconds?: number };
+}
+
+export async function freshStore(kind: StoreKind, opts: FreshStoreOptions = {}): Promise<TestStore> {
   if (kind === 'pglite') {
     const blob = new Blob([readFileSync(inject('snapshotPath'))]);
     return openStore({ dataDir: 'memory://', loadDataDir: blob });
@@ -30,7 +36,13 @@ export async function freshStore(kind: StoreKind, opts: { poolSize?: number } = 
   await admin.connect();
   await admin.query(`create schema ${schema}`);
   await admin.end();
-  const store = await openStore({ databaseUrl: PG_TEST_URL, searchPath: schema, poolSize: opts.poolSize ?? 10 });
+  const store = await openStore({
+    databaseUrl: PG_TEST_URL,
+    searchPath: schema,
+    poolSize: opts.poolSize ?? 10,
+    replicaUrl: opts.replica?.url,
+    replicaMaxLagSeconds: opts.replica?.maxLagSeconds,
+  });
   await migrate(store.db);
   const url = withSearchPath(PG_TEST_URL, schema);
   return {
