@@ -15,7 +15,9 @@ import type { ChildProcess } from 'node:child_process';
 import { freshStore, type TestStore } from './helpers/store.js';
 import { serveProcess } from './helpers/net.js';
 import { startTestApi } from './helpers/http.js';
+import { sql } from 'drizzle-orm';
 import { KeyCache } from '../src/api/key-cache.js';
+import { LedgerHealthCache } from '../src/api/ledger-cache.js';
 import { createKey, createOrg, revokeKey } from '../src/store/tenancy.js';
 import { SCOPES } from '../src/domain/scopes.js';
 
@@ -54,6 +56,15 @@ describe('the cache (PGlite, a fake clock)', () => {
     await revokeKey(store.db, prefix, new Date());
     expect((await cache.lookup(store.db, prefix))?.key.revokedAt).toBeInstanceOf(Date);
     expect(cache.size).toBe(0);
+    // The ledger connections' health the envelope reads: kept the same way, per organisation; dropped on a change.
+    const ledger = new LedgerHealthCache(5000, () => t);
+    for (let i = 0; i < 3; i++) expect(await ledger.lookup(store.db, orgId)).toBeNull();
+    expect([ledger.misses, ledger.hits]).toEqual([1, 2]);
+    ledger.drop(orgId);
+    await ledger.lookup(store.db, orgId);
+    ledger.drop(null);
+    await ledger.lookup(store.db, orgId);
+    expect(ledger.misses).toBe(3);
     // Off: every look-up reads.
     const off = new KeyCache(0);
     await off.lookup(store.db, prefix);
@@ -95,6 +106,26 @@ describe('revocation across processes (PostgreSQL, two serve processes)', () => 
     console.log(`revoked key refused by both instances after ${refusedAfter.join(' and ')} ms (cache time-to-live 60 s)`);
     // Far inside the time-to-live: the notification, not the expiry, dropped it.
     expect(Math.max(...refusedAfter)).toBeLessThan(5000);
+  });
+
+  it('the ledgerAlert both instances have cached (for a minute) follows a change of the connection made elsewhere within 5 seconds', async () => {
+    const { orgId } = await createOrg(store.db, { name: 'Ledger elsewhere', plan: 'Reserve', now: new Date() });
+    const { key } = await createKey(store.db, { orgId, scopes: [...SCOPES], now: new Date() });
+    const alert = async (url: string) =>
+      ((await (await fetch(`${url}/api/agent/status`, { headers: { authorization: `Bearer ${key}` } })).json()) as { ledgerAlert?: { kind: string } }).ledgerAlert?.kind;
+    for (const url of urls) for (let i = 0; i < 3; i++) expect(await alert(url)).toBe('no_connection');
+    // Another process (this test's, as a sync or an operator would) connects a healthy, just-synced ledger.
+    const changedAt = performance.now();
+    await store.db.execute(sql`insert into ledger_connections (org_id, tenant_id, last_successful_sync) values (${orgId}, 'tenant-elsewhere', now())`);
+    const seenAfter: number[] = [];
+    for (const url of urls) {
+      while ((await alert(url)) !== undefined) {
+        expect(performance.now() - changedAt, 'seen within the 5-second bound').toBeLessThan(5000);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      seenAfter.push(Math.round(performance.now() - changedAt));
+    }
+    console.log(`a ledger connection made elsewhere seen by both instances after ${seenAfter.join(' and ')} ms (cache time-to-live 60 s)`);
   });
 });
 

@@ -31,6 +31,7 @@ import { cors } from 'hono/cors';
 import { compression } from './compression.js';
 import { etagging } from './etag.js';
 import { KeyCache } from './key-cache.js';
+import { LedgerHealthCache } from './ledger-cache.js';
 import type { Clock } from '../clock.js';
 import { type Config, publicUrl } from '../config.js';
 import type { Logger } from '../log.js';
@@ -68,6 +69,8 @@ export interface AppOptions {
   keys?: KeyCache;
   /** The process's audit log (startServer's, written out on close); default: one of its own, written by its timer. */
   audit?: AuditLog;
+  /** The process's cache of ledger connections' health (startServer's, which hears of changes anywhere); default: one of its own, which hears of this process's changes. */
+  ledger?: LedgerHealthCache;
   /** Where users reach the service (default CASHLINE_PUBLIC_URL or http://HOST:PORT; startServer: the address it listens on when CASHLINE_PUBLIC_URL is unset). */
   publicUrl?: () => string;
   /** The web consent's ledger side (absent: /connect/xero says the ledger is not configured). */
@@ -99,6 +102,7 @@ export function createApp(opts: AppOptions): ApiApp {
     cursorSecret: opts.config.CASHLINE_CURSOR_SECRET ?? randomBytes(32).toString('hex'),
     keys: opts.keys ?? new KeyCache(opts.config.CASHLINE_KEY_CACHE_SECONDS * 1000),
     audit: opts.audit ?? auditLog(opts),
+    ledger: opts.ledger ?? new LedgerHealthCache(0),
     publicUrl: opts.publicUrl ?? (() => publicUrl(opts.config)),
     consent: opts.consent,
     onLedgerChanged: opts.onLedgerChanged,

@@ -11,6 +11,7 @@ import type { CreditSubject, Limiter, SubscriptionStatus, Usage } from '../domai
 
 import type { AuditLog } from '../store/audit.js';
 import type { KeyCache } from './key-cache.js';
+import type { LedgerHealthCache } from './ledger-cache.js';
 
 export interface Deps {
   store: Store;
@@ -24,6 +25,8 @@ export interface Deps {
   keys: KeyCache;
   /** The audit rows of this process, written in batches (store/audit.ts). */
   audit: AuditLog;
+  /** The ledger connections' health the envelope reads, kept in process (ledger-cache.ts). */
+  ledger: LedgerHealthCache;
   /** Where users reach the service (CASHLINE_PUBLIC_URL, else http://HOST:PORT): ledgerAlert links. */
   publicUrl: () => string;
   /** The web consent (GET /connect/xero), when the ledger is configured; wired by src/server (the API never talks to Xero itself). */

@@ -6,7 +6,8 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { Db } from '../store/db.js';
-import { ledgerConnection, ledgerHealth } from '../store/queries/connections.js';
+import { ledgerConnection } from '../store/queries/connections.js';
+import type { LedgerHealthCache } from './ledger-cache.js';
 import type { BillingAlert, LedgerAlert } from '../schemas/common.js';
 import type { AppEnv, AuthContext, BillingRow, Envelope, QuotaInfo, SubscriptionInfo } from './context.js';
 import { CREDIT_WINDOW_MS, planCredits, SUBSCRIPTION_STATUSES, type Usage } from '../domain/plans.js';
@@ -209,6 +210,7 @@ export function nextUtcMidnight(now: Date): Date {
  */
 export async function buildEnvelope(
   db: Db,
+  ledger: LedgerHealthCache,
   auth: AuthContext,
   admitted: { usage: Usage | null; dailyUsed: number | null },
   now: Date,
@@ -216,7 +218,7 @@ export async function buildEnvelope(
 ): Promise<Envelope> {
   const { usage } = admitted;
   const resetAt = nextUtcMidnight(now);
-  const connection = auth.org ? await ledgerHealth(db, auth.org.id) : null;
+  const connection = auth.org ? await ledger.lookup(db, auth.org.id) : null;
   const ledgerAlert = auth.org ? ledgerAlertFrom(connection, now, connectUrl(publicUrl, auth.org.id)) : undefined;
   if (!auth.org || !auth.billing) {
     // No billing account behind the request: nothing is metered (docs/api.md).
@@ -251,6 +253,7 @@ export const envelope: MiddlewareHandler<AppEnv> = async (c, next) => {
   const deps = c.get('deps');
   const env = await buildEnvelope(
     deps.store.db,
+    deps.ledger,
     c.get('auth'),
     { usage: c.get('usage'), dailyUsed: c.get('dailyUsed') },
     deps.clock.now(),

@@ -11,6 +11,7 @@ import type { Server } from 'node:http';
 import { serve, type HttpBindings } from '@hono/node-server';
 import { auditLog, createApp, type AppOptions } from './app.js';
 import { KeyCache } from './key-cache.js';
+import { LedgerHealthCache } from './ledger-cache.js';
 import { watchRevocations } from '../store/key-revocations.js';
 
 /** After SIGTERM, how long nothing must be in flight before the remaining (idle) connections are cut. */
@@ -41,7 +42,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Users reach the service at CASHLINE_PUBLIC_URL, or at the address it listens on (known once it listens: port 0 picks one).
   let listening = '';
   const audit = opts.audit ?? auditLog(opts);
-  const app = createApp({ ...opts, keys, audit, publicUrl: opts.publicUrl ?? (() => opts.config.CASHLINE_PUBLIC_URL?.replace(/\/+$/, '') ?? listening) });
+  // The ledger connections' health of the envelope, kept like the keys and dropped on every change (docs/api.md#key-cache).
+  const ledger = new LedgerHealthCache(opts.config.CASHLINE_KEY_CACHE_SECONDS * 1000);
+  const app = createApp({ ...opts, keys, audit, ledger, publicUrl: opts.publicUrl ?? (() => opts.config.CASHLINE_PUBLIC_URL?.replace(/\/+$/, '') ?? listening) });
   let inFlight = 0;
   let closing: Promise<void> | null = null;
   const server = await new Promise<Server>((resolve, reject) => {
@@ -105,8 +108,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     listen: opts.store.listen,
     ...(opts.store.kind === 'postgres' && !opts.store.listen ? { poll: { db: opts.store.db, cached: () => keys.prefixes() } } : {}),
     onRevoked: (prefix) => keys.drop(prefix),
+    onLedgerChanged: (orgId) => ledger.drop(orgId),
     onLost: (err) => {
       keys.clear();
+      ledger.drop(null);
       opts.logger.warn(
         { cause: err.message },
         opts.store.listen

@@ -15,6 +15,10 @@
  * asks which of the keys the process holds are revoked (or gone), so the
  * bound is a second whatever the cache's time-to-live (docs/scaling.md
  * "PgBouncer").
+ *
+ * The same watcher hears of changes to the organisations' ledger connections
+ * (`cashline_ledger_changed`, notified by a trigger: migration 0020), which
+ * the API caches for the envelope's ledgerAlert (src/api/ledger-cache.ts).
  */
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
@@ -22,6 +26,8 @@ import { sql } from 'drizzle-orm';
 import { type Db, rows } from './db.js';
 
 export const REVOCATION_CHANNEL = 'cashline_key_revoked';
+/** Notified (migration 0020, a trigger) with the organisation id on every change of its ledger connection. */
+export const LEDGER_CHANNEL = 'cashline_ledger_changed';
 
 /** This process's revocations (listeners: the key caches of the API instances it runs). */
 const local = new EventEmitter();
@@ -35,6 +41,15 @@ export async function announceRevocations(db: Pick<Db, 'execute'>, prefixes: rea
 /** After the revocation committed: this process's caches drop the keys at once. */
 export function revokedHere(prefixes: readonly string[]): void {
   for (const p of prefixes) local.emit('revoked', p);
+}
+
+/**
+ * After a change of the organisation's ledger connection made in this
+ * process: its caches drop the connection's health at once (other processes
+ * hear of it from the trigger's notification).
+ */
+export function ledgerChangedHere(orgId: string): void {
+  local.emit('ledger', orgId);
 }
 
 export interface RevocationWatch {
@@ -62,6 +77,8 @@ export interface WatchOptions {
    */
   poll?: { db: Db; cached: () => Iterable<string>; everyMs?: number } | undefined;
   onRevoked: (prefix: string) => void;
+  /** An organisation's ledger connection changed (null: any may have: behind a pooler, after every poll). */
+  onLedgerChanged?: (orgId: string | null) => void;
   onLost: (err: Error) => void;
   retryMs?: number;
 }
@@ -76,8 +93,14 @@ export interface WatchOptions {
  */
 export function watchRevocations(opts: WatchOptions): RevocationWatch {
   const here = (p: string) => opts.onRevoked(p);
+  const ledgerHere = (orgId: string) => opts.onLedgerChanged?.(orgId);
   local.on('revoked', here);
-  if (!opts.listen && opts.poll) return pollRevocations(opts.poll, opts, () => local.off('revoked', here));
+  local.on('ledger', ledgerHere);
+  const unhook = () => {
+    local.off('revoked', here);
+    local.off('ledger', ledgerHere);
+  };
+  if (!opts.listen && opts.poll) return pollRevocations(opts.poll, opts, unhook);
   let client: pg.PoolClient | null = null;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
@@ -105,10 +128,11 @@ export function watchRevocations(opts: WatchOptions): RevocationWatch {
     c.on('end', () => lost(new Error('the LISTEN connection ended')));
     c.on('notification', (n) => {
       if (n.channel === REVOCATION_CHANNEL && n.payload) opts.onRevoked(n.payload);
+      if (n.channel === LEDGER_CHANNEL && n.payload) opts.onLedgerChanged?.(n.payload);
     });
     client = c;
     try {
-      await c.query(`LISTEN ${REVOCATION_CHANNEL}`);
+      await c.query(`LISTEN ${REVOCATION_CHANNEL}; LISTEN ${LEDGER_CHANNEL}`);
       if (closed) await release();
     } catch (err) {
       lost(err as Error);
@@ -124,14 +148,14 @@ export function watchRevocations(opts: WatchOptions): RevocationWatch {
   return {
     async close() {
       closed = true;
-      local.off('revoked', here);
+      unhook();
       if (timer) clearTimeout(timer);
       await release();
     },
   };
 }
 
-function pollRevocations(poll: NonNullable<WatchOptions['poll']>, opts: Pick<WatchOptions, 'onRevoked' | 'onLost'>, stop: () => void): RevocationWatch {
+function pollRevocations(poll: NonNullable<WatchOptions['poll']>, opts: Pick<WatchOptions, 'onRevoked' | 'onLedgerChanged' | 'onLost'>, stop: () => void): RevocationWatch {
   let closed = false;
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
@@ -140,6 +164,8 @@ function pollRevocations(poll: NonNullable<WatchOptions['poll']>, opts: Pick<Wat
       const cached = [...poll.cached()];
       try {
         for (const p of await revokedAmong(poll.db, cached)) if (!closed) opts.onRevoked(p);
+        // No notification reaches a process behind a pooler: the ledger connections' health is read again.
+        if (!closed) opts.onLedgerChanged?.(null);
       } catch (err) {
         if (!closed) opts.onLost(err as Error);
       } finally {

@@ -21,6 +21,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { hc } from 'hono/client';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/api/server.js';
+import { ledgerChangedHere } from '../../src/store/key-revocations.js';
 import type { AgentApp } from '../../src/api/routes/index.js';
 import type { ApiApp } from '../../src/api/context.js';
 import { notFound } from '../../src/api/errors.js';
@@ -203,6 +204,7 @@ export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): 
       const values = { tokenState: 'ok', breakerState: 'closed', lastSuccessfulSync: clock.now(), ...state };
       const insert = db.insert(s.ledgerConnections).values({ orgId, tenantId: `tenant-${orgId}`, ...values });
       await (Object.keys(state).length ? insert.onConflictDoUpdate({ target: s.ledgerConnections.orgId, set: state }) : insert.onConflictDoNothing());
+      ledgerChangedHere(orgId); // as the store's own writers do: this process's caches hear of it at once
     },
     // The rows the server has recorded so far (it writes them in batches: flushed first).
     audit: async (orgId) => {

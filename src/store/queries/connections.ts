@@ -1,11 +1,14 @@
 /**
  * The organisation's ledger connection and what the envelope reads about it
- * (src/api/envelope.ts): charged calls of the UTC day and the connection's
- * health, in one query.
+ * (src/api/envelope.ts, through the API's cache: src/api/ledger-cache.ts).
+ * Every change made here is told to this process's caches at once
+ * (`ledgerChangedHere`); other processes hear of it from the trigger of
+ * migration 0020.
  */
 import { and, count, eq, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import { type Db, pgTimestamp, rows } from '../db.js';
 import * as s from '../schema.js';
+import { ledgerChangedHere } from '../key-revocations.js';
 
 export type ConnectionPatch = Partial<Omit<typeof s.ledgerConnections.$inferInsert, 'orgId'>>;
 
@@ -15,6 +18,7 @@ export async function upsertConnection(db: Db, orgId: string, createdAt: Date, v
     .insert(s.ledgerConnections)
     .values({ orgId, createdAt, ...values })
     .onConflictDoUpdate({ target: s.ledgerConnections.orgId, set: values });
+  ledgerChangedHere(orgId);
 }
 
 /**
@@ -54,7 +58,7 @@ export async function changeTokensLocked(
   orgId: string,
   change: (row: SealedTokenColumns) => Partial<SealedTokenColumns> | null,
 ): Promise<'changed' | 'unchanged' | 'missing'> {
-  return db.transaction(async (tx) => {
+  const result = await db.transaction(async (tx) => {
     const [row] = await tx.select(TOKEN_COLUMNS).from(s.ledgerConnections).where(eq(s.ledgerConnections.orgId, orgId)).for('update');
     if (!row) return 'missing';
     const patch = change(row);
@@ -62,6 +66,8 @@ export async function changeTokensLocked(
     await tx.update(s.ledgerConnections).set(patch).where(eq(s.ledgerConnections.orgId, orgId));
     return 'changed';
   });
+  if (result === 'changed') ledgerChangedHere(orgId);
+  return result;
 }
 
 /**
@@ -81,6 +87,7 @@ export async function connectionsToSeal(db: Db, keyId: string | null): Promise<{
 /** Changes fields of the organisation's ledger connection. */
 export async function updateConnection(db: Db, orgId: string, patch: ConnectionPatch): Promise<void> {
   await db.update(s.ledgerConnections).set(patch).where(eq(s.ledgerConnections.orgId, orgId));
+  ledgerChangedHere(orgId);
 }
 
 /** Connections of active organisations whose token is usable, with their last attempt and breaker. */
