@@ -2,7 +2,7 @@
  * The request path at the floor (issue 21): the pipeline's own cost, with the
  * real limiter on Redis, every answer a 200.
  *
- *   npx tsx bench/pipeline.ts [--json] [--seconds 10] [--rounds 3] [--keys 4000]
+ *   npx tsx bench/pipeline.ts [--json] [--seconds 10] [--rounds 3] [--keys 4000] [--only status|list]
  *   (or npm run bench -- pipeline)
  *
  * - status: `GET /api/agent/status` (nothing but the pipeline: key look-up,
@@ -160,17 +160,29 @@ async function prepareStatus(code: 'old' | 'new', n: number): Promise<{ schema: 
   }
 }
 
-/** `n` more keys of the large organisation (each its own credit meter: Reserve, 5,000 credits per 5 hours). */
+const LIST_USER = 'bench: pipeline member';
+
+/**
+ * `n` keys of the large organisation, each of its own member (so each its own
+ * credit meter: Reserve, 5,000 credits per 5 hours), the previous run's first removed.
+ */
 async function prepareList(n: number): Promise<string[]> {
   const store = await openBenchStore(4);
   try {
     if (!(await benchOrgExists(store.db))) await generateLargeOrg(store.db);
-    const { createKey } = await import('../src/store/tenancy.js');
+    const { createKey, createUser } = await import('../src/store/tenancy.js');
     const { SCOPES } = await import('../src/domain/scopes.js');
     const { sql } = await import('drizzle-orm');
     await store.db.execute(sql`update billing_accounts set plan = 'Reserve' where id = (select billing_account_id from organisations where id = ${BENCH_ORG})`);
+    const gone = sql`(select id from users where name = ${LIST_USER})`;
+    await store.db.execute(sql`delete from api_keys where user_id in ${gone}`);
+    await store.db.execute(sql`delete from memberships where user_id in ${gone}`);
+    await store.db.execute(sql`delete from users where name = ${LIST_USER}`);
     const keys: string[] = [];
-    for (let i = 0; i < n; i++) keys.push((await createKey(store.db, { orgId: BENCH_ORG, scopes: [...SCOPES], now: new Date() })).key);
+    for (let i = 0; i < n; i++) {
+      const { userId } = await createUser(store.db, { orgId: BENCH_ORG, name: LIST_USER, now: new Date() });
+      keys.push((await createKey(store.db, { orgId: BENCH_ORG, userId, scopes: [...SCOPES], now: new Date() })).key);
+    }
     return keys;
   } finally {
     await store.close();
@@ -211,77 +223,94 @@ async function main(): Promise<void> {
   const rounds = opt('--rounds', 3);
   const nKeys = opt('--keys', 4000);
   const json = argv.includes('--json');
+  const onlyAt = argv.indexOf('--only');
+  const only = onlyAt >= 0 ? argv[onlyAt + 1] : null;
+  if (only !== null && only !== 'status' && only !== 'list') throw new Error('--only: status or list');
+  const doStatus = only !== 'list';
+  const doList = only !== 'status';
   const self = fileURLToPath(import.meta.url);
-  buildOld();
+  if (doStatus) buildOld();
   say(`# Cashline pipeline benchmark (${new Date().toISOString()}); node ${process.version}, ${cpus().length} CPUs; ${CONNECTIONS} connections, ${seconds} s per run, ${rounds} rounds`);
   say(`preparing ${nKeys} keys per codebase for /status and for the list ...`);
-  const [oldStatus, newStatus, listKeys] = [await prepareStatus('old', nKeys), await prepareStatus('new', nKeys), await prepareList(nKeys)];
+  const oldStatus = doStatus ? await prepareStatus('old', nKeys) : null;
+  const newStatus = doStatus ? await prepareStatus('new', nKeys) : null;
+  const listKeys = doList ? await prepareList(nKeys) : [];
+  // Each round uses its own slice of the keys (a key is used at most once in a minute's rounds).
+  const slice = (keys: string[], r: number) => keys.slice(WARM_KEYS + Math.floor(((keys.length - WARM_KEYS) * r) / rounds), WARM_KEYS + Math.floor(((keys.length - WARM_KEYS) * (r + 1)) / rounds));
+  const status = { old: [] as Run[], new: [] as Run[] };
+  const ratios: number[] = [];
+  const listP99: number[] = [];
 
   const children: Child[] = [];
   try {
     // /status: commit 6302177 against this checkout, interleaved.
-    const old = await start(self, ['--serve', 'old', oldStatus.schema]);
-    children.push(old);
-    const cur = await start(self, ['--serve', 'new', newStatus.schema]);
-    children.push(cur);
-    const status = { old: [] as Run[], new: [] as Run[] };
-    // Warm-up on keys of their own, so that each key's 60 a minute stay for the measured rounds.
-    await cannon('warm-up old', `${old.url}/api/agent/status`, 3, oldStatus.keys.slice(0, WARM_KEYS));
-    await cannon('warm-up new', `${cur.url}/api/agent/status`, 3, newStatus.keys.slice(0, WARM_KEYS));
-    // Each round uses its own slice of the keys (a key is used at most once in a minute's rounds).
-    const slice = (keys: string[], r: number) => keys.slice(WARM_KEYS + Math.floor(((keys.length - WARM_KEYS) * r) / rounds), WARM_KEYS + Math.floor(((keys.length - WARM_KEYS) * (r + 1)) / rounds));
-    for (let r = 0; r < rounds; r++) {
-      const order = r % 2 === 0 ? (['old', 'new'] as const) : (['new', 'old'] as const);
-      for (const code of order) {
-        const child = code === 'old' ? old : cur;
-        const keys = slice(code === 'old' ? oldStatus.keys : newStatus.keys, r);
-        const run = await cannon(`/status ${code} round ${r + 1}`, `${child.url}/api/agent/status`, seconds, keys);
-        status[code].push(run);
-        say(`  /status round ${r + 1} ${code === 'old' ? OLD_COMMIT : 'this checkout'}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms (${run.total} answers, all 200)`);
-      }
+    if (oldStatus && newStatus) {
+      const old = await start(self, ['--serve', 'old', oldStatus.schema]);
+      children.push(old);
+      const cur = await start(self, ['--serve', 'new', newStatus.schema]);
+      children.push(cur);
+      // Warm-up on keys of their own, so that each key's 60 a minute stay for the measured rounds.
+      await cannon('warm-up old', `${old.url}/api/agent/status`, 3, oldStatus.keys.slice(0, WARM_KEYS));
+      await cannon('warm-up new', `${cur.url}/api/agent/status`, 3, newStatus.keys.slice(0, WARM_KEYS));
+      for (let r = 0; r < rounds; r++) {
+        const order = r % 2 === 0 ? (['old', 'new'] as const) : (['new', 'old'] as const);
+        for (const code of order) {
+          const child = code === 'old' ? old : cur;
+          const keys = slice(code === 'old' ? oldStatus.keys : newStatus.keys, r);
+          const run = await cannon(`/status ${code} round ${r + 1}`, `${child.url}/api/agent/status`, seconds, keys);
+          status[code].push(run);
+          say(`  /status round ${r + 1} ${code === 'old' ? OLD_COMMIT : 'this checkout'}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms (${run.total} answers, all 200)`);
+        }
     }
     await old.stop();
     await cur.stop();
+    }
 
     // The page of 200 against the floor, interleaved.
-    const real = await start(self, ['--serve', 'new', BENCH_SCHEMA]);
-    children.push(real);
-    const floor = await start(join(here, 'lists.ts'), ['--serve', 'floor']);
-    children.push(floor);
-    const page = '/api/agent/invoices?limit=200';
-    await cannon('warm-up list', real.url + page, 3, listKeys.slice(0, WARM_KEYS));
-    await cannon('warm-up floor', `${floor.url}/?limit=200`, 3, []);
-    const ratios: number[] = [];
-    const listP99: number[] = [];
-    for (let r = 0; r < rounds; r++) {
-      const runReal = () => cannon(`list round ${r + 1}`, real.url + page, seconds, slice(listKeys, r));
-      const runFloor = () => cannon(`floor round ${r + 1}`, `${floor.url}/?limit=200`, seconds, []);
-      let a: Run;
-      let f: Run;
-      if (r % 2 === 0) {
-        a = await runReal();
-        f = await runFloor();
-      } else {
-        f = await runFloor();
-        a = await runReal();
-      }
-      ratios.push(a.rps / f.rps);
-      listP99.push(a.p99);
-      say(`  page of 200 round ${r + 1}: real ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms), floor ${f.rps.toFixed(0)} req/s (p99 ${f.p99} ms), ratio ${(a.rps / f.rps).toFixed(2)}`);
+    if (doList) {
+      const real = await start(self, ['--serve', 'new', BENCH_SCHEMA]);
+      children.push(real);
+      const floor = await start(join(here, 'lists.ts'), ['--serve', 'floor']);
+      children.push(floor);
+      const page = '/api/agent/invoices?limit=200';
+      await cannon('warm-up list', real.url + page, 3, listKeys.slice(0, WARM_KEYS));
+      await cannon('warm-up floor', `${floor.url}/?limit=200`, 3, []);
+      for (let r = 0; r < rounds; r++) {
+        const runReal = () => cannon(`list round ${r + 1}`, real.url + page, seconds, slice(listKeys, r));
+        const runFloor = () => cannon(`floor round ${r + 1}`, `${floor.url}/?limit=200`, seconds, []);
+        let a: Run;
+        let f: Run;
+        if (r % 2 === 0) {
+          a = await runReal();
+          f = await runFloor();
+        } else {
+          f = await runFloor();
+          a = await runReal();
+        }
+        ratios.push(a.rps / f.rps);
+        listP99.push(a.p99);
+        say(`  page of 200 round ${r + 1}: real ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms), floor ${f.rps.toFixed(0)} req/s (p99 ${f.p99} ms), ratio ${(a.rps / f.rps).toFixed(2)}`);
+    }
     }
 
     const rps = mean(status.new.map((x) => x.rps));
     const baselineRps = mean(status.old.map((x) => x.rps));
     const result = {
-      status: { rps: Math.round(rps), p99Ms: median(status.new.map((x) => x.p99)), baselineRps: Math.round(baselineRps), ratio: r2(rps / baselineRps) },
-      list: { ratio: { median: r2(median(ratios)), min: r2(Math.min(...ratios)), max: r2(Math.max(...ratios)) }, p99Ms: median(listP99) },
-      baseline: { commit: OLD_COMMIT, p99Ms: median(status.old.map((x) => x.p99)) },
+      ...(doStatus
+        ? {
+            status: { rps: Math.round(rps), p99Ms: median(status.new.map((x) => x.p99)), baselineRps: Math.round(baselineRps), ratio: r2(rps / baselineRps) },
+            baseline: { commit: OLD_COMMIT, p99Ms: median(status.old.map((x) => x.p99)) },
+          }
+        : {}),
+      ...(doList ? { list: { ratio: { median: r2(median(ratios)), min: r2(Math.min(...ratios)), max: r2(Math.max(...ratios)) }, p99Ms: median(listP99) } } : {}),
       setup: { connections: CONNECTIONS, seconds, rounds, keys: nKeys, limiter: 'redis', store: 'postgres', cpus: cpus().length, at: new Date().toISOString() },
     };
     if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
     else {
-      console.log(`/status: ${result.status.rps} req/s (p99 ${result.status.p99Ms} ms) against ${result.status.baselineRps} req/s at ${OLD_COMMIT} (p99 ${result.baseline.p99Ms} ms): ${result.status.ratio}x (goal >= 2.5x, p99 <= 30 ms)`);
-      console.log(`page of 200 / floor: median ${result.list.ratio.median} (min ${result.list.ratio.min}, max ${result.list.ratio.max}), p99 ${result.list.p99Ms} ms (goal >= 0.85)`);
+      if (result.status && result.baseline) {
+        console.log(`/status: ${result.status.rps} req/s (p99 ${result.status.p99Ms} ms) against ${result.status.baselineRps} req/s at ${OLD_COMMIT} (p99 ${result.baseline.p99Ms} ms): ${result.status.ratio}x (goal >= 2.5x, p99 <= 30 ms)`);
+      }
+      if (result.list) console.log(`page of 200 / floor: median ${result.list.ratio.median} (min ${result.list.ratio.min}, max ${result.list.ratio.max}), p99 ${result.list.p99Ms} ms (goal >= 0.85)`);
     }
   } finally {
     for (const c of children) if (c.proc.exitCode === null) await c.stop().catch(() => {});

@@ -3,7 +3,10 @@
  * instance. Each bucket is a sorted set (a sliding log): member = a unique id
  * per request, score = its time in ms. Admission is one Lua script (trim the
  * window, count, admit or refuse, add), atomic in Redis, so concurrent
- * requests on any number of instances cannot double-spend. Time comes from
+ * requests on any number of instances cannot double-spend. It answers the
+ * window's summary (count, oldest, newest, the call that frees the next
+ * slot), never its members, so a full Reserve window (5,000 calls) costs
+ * what an empty one does. Time comes from
  * the Redis server (`TIME`) so instances with skewed clocks agree; tests may
  * pass their own clock (`timeSource: 'client'`).
  *
@@ -26,100 +29,106 @@ import {
   secondsUntilFree,
   type Taken,
   type Usage,
-  usageFrom,
+  usageFromSummary,
 } from '../domain/plans.js';
 
-// KEYS[1] bucket; ARGV: now (ms, '' = server time), window ms, limit, member
-// Returns {admitted (0/1), now, scores of the window after the call...}
-const ADMIT = `
+/** A window as the scripts answer it (the arguments of usageFromSummary). */
+interface WindowSummary {
+  used: number;
+  oldestMs: number | null;
+  newestMs: number | null;
+  freeingMs: number | null;
+}
+
+// Every script answers a window by its summary, never its members (a Reserve plan's window holds up to
+// 5,000 calls): {n, oldest, newest, freeing}, where freeing is the score whose ageing out frees the next
+// slot, the (n - limit + 1)-th oldest (the oldest when n <= limit); -1 for an empty window's scores.
+const LUA_PRELUDE = `
 local now = tonumber(ARGV[1])
 if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local window = tonumber(ARGV[2])
+local function trim(key, width)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - width)
+end
+local function score(key, i)
+  local r = redis.call('ZRANGE', key, i, i, 'WITHSCORES')
+  if r[2] then return tonumber(r[2]) end
+  return -1
+end
+local function summary(key, limit)
+  local n = redis.call('ZCARD', key)
+  local at = n - limit
+  if at < 0 then at = 0 end
+  return {n, score(key, 0), score(key, -1), score(key, at)}
+end
+local function push(out, t)
+  for i = 1, #t do out[#out + 1] = t[i] end
+end
+`;
+
+// KEYS[1] bucket; ARGV: now (ms, '' = server time), window ms, limit, member.
+// Returns {now, admitted (0/1), summary of the window after the call...}.
+const ADMIT = `${LUA_PRELUDE}
+local width = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
+trim(KEYS[1], width)
 local admitted = 0
-if count < limit then
+if redis.call('ZCARD', KEYS[1]) < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[4])
   admitted = 1
 end
-redis.call('PEXPIRE', KEYS[1], window)
-local scores = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
-local out = {admitted, now}
-for i = 2, #scores, 2 do out[#out + 1] = scores[i] end
+redis.call('PEXPIRE', KEYS[1], width)
+local out = {now, admitted}
+push(out, summary(KEYS[1], limit))
 return out
 `;
 
-// KEYS[1] bucket; ARGV: now ('' = server time), window ms. Returns {now, scores...}
-const WINDOW = `
-local now = tonumber(ARGV[1])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
-local scores = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+// KEYS[1] bucket; ARGV: now ('' = server time), window ms, limit. Returns {now, summary...}.
+const WINDOW = `${LUA_PRELUDE}
+trim(KEYS[1], tonumber(ARGV[2]))
 local out = {now}
-for i = 2, #scores, 2 do out[#out + 1] = scores[i] end
+push(out, summary(KEYS[1], tonumber(ARGV[3])))
 return out
 `;
 
 // One request's admission (issue 21: one round trip). KEYS[1] burst bucket, KEYS[2] credit bucket, KEYS[3] daily
-// counter (KEYS[2..3] only read when ARGV[5] is not ''). ARGV: now ('' = server time), burst window, burst limit,
-// burst member, credit mode ('reserve' | 'read' | ''), credit window, credit limit, credit member, daily mode
-// ('count' | 'read'), daily counter's time to live (ms).
-// Returns {now, burst admitted, #burst scores, burst scores..., credit admitted (-1: not asked), #credit scores,
-// credit scores..., daily used (-1: not asked)}. The burst's scores are its window after the call.
-const ADMIT_ALL = `
-local now = tonumber(ARGV[1])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-local function window(key, width)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - width)
-  local scores = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-  local out = {}
-  for i = 2, #scores, 2 do out[#out + 1] = scores[i] end
-  return out
-end
-local out = {now}
+// counter (KEYS[2..3] only touched when ARGV[5] is not ''). ARGV: now ('' = server time), burst window, burst
+// limit, burst member, credit mode ('reserve' | 'read' | ''), credit window, credit limit, credit member, daily
+// mode ('count' | 'read'), daily counter's time to live (ms).
+// Returns {now, burst admitted, burst summary (4), credit admitted (-1: not asked), credit summary (4), daily used (-1: not asked)};
+// each summary of the window after the call.
+const ADMIT_ALL = `${LUA_PRELUDE}
 local bwidth = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - bwidth)
+local blimit = tonumber(ARGV[3])
+trim(KEYS[1], bwidth)
 local badmitted = 0
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+if redis.call('ZCARD', KEYS[1]) < blimit then
   redis.call('ZADD', KEYS[1], now, ARGV[4])
   badmitted = 1
 end
 redis.call('PEXPIRE', KEYS[1], bwidth)
-local bscores = window(KEYS[1], bwidth)
-out[#out + 1] = badmitted
-out[#out + 1] = #bscores
-for i = 1, #bscores do out[#out + 1] = bscores[i] end
+local out = {now, badmitted}
+push(out, summary(KEYS[1], blimit))
 if badmitted == 0 or ARGV[5] == '' then
-  out[#out + 1] = -1
-  out[#out + 1] = 0
-  out[#out + 1] = -1
+  push(out, {-1, 0, -1, -1, -1, -1})
   return out
 end
 local cwidth = tonumber(ARGV[6])
+local climit = tonumber(ARGV[7])
+trim(KEYS[2], cwidth)
 local cadmitted = 1
 if ARGV[5] == 'reserve' then
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - cwidth)
-  if redis.call('ZCARD', KEYS[2]) < tonumber(ARGV[7]) then
+  if redis.call('ZCARD', KEYS[2]) < climit then
     redis.call('ZADD', KEYS[2], now, ARGV[8])
     redis.call('PEXPIRE', KEYS[2], cwidth)
   else
     cadmitted = 0
   end
 end
-local cscores = window(KEYS[2], cwidth)
 out[#out + 1] = cadmitted
-out[#out + 1] = #cscores
-for i = 1, #cscores do out[#out + 1] = cscores[i] end
+push(out, summary(KEYS[2], climit))
 local daily = 0
 if cadmitted == 1 and ARGV[9] == 'count' then
   daily = redis.call('INCR', KEYS[3])
@@ -157,7 +166,7 @@ export class RedisUnavailableError extends Error {
 
 type AdmitRedis = Redis & {
   clAdmit(key: string, now: string, window: number, limit: number, member: string): Promise<(number | string)[]>;
-  clWindow(key: string, now: string, window: number): Promise<(number | string)[]>;
+  clWindow(key: string, now: string, window: number, limit: number): Promise<(number | string)[]>;
   clAdmitAll(...args: (string | number)[]): Promise<(number | string)[]>;
   clSettle(credit: string, daily: string, member: string, uncount: string): Promise<number>;
 };
@@ -199,8 +208,10 @@ export class RedisLimiter implements Limiter {
     }
   }
 
-  private static parse(reply: (number | string)[], offset: number): { now: number; scores: number[] } {
-    return { now: Number(reply[offset - 1]), scores: reply.slice(offset).map(Number) };
+  /** The window summary at `reply[i..i+3]` ({n, oldest, newest, freeing}; -1: none). */
+  private static summary(reply: (number | string)[], i: number): WindowSummary {
+    const ms = (v: number | string | undefined) => (Number(v) < 0 ? null : Number(v));
+    return { used: Number(reply[i]), oldestMs: ms(reply[i + 1]), newestMs: ms(reply[i + 2]), freeingMs: ms(reply[i + 3]) };
   }
 
   private dailyKey(orgId: string, day: string): string {
@@ -228,23 +239,18 @@ export class RedisLimiter implements Limiter {
       ),
     );
     const at = Number(reply[0]);
-    const burstAdmitted = Number(reply[1]) === 1;
-    const nBurst = Number(reply[2]);
-    const burst = RedisLimiter.burstVerdict(burstAdmitted, reply.slice(3, 3 + nBurst).map(Number), at);
-    let i = 3 + nBurst;
-    const creditAdmitted = Number(reply[i]);
-    const nCredit = Number(reply[i + 1]);
-    const scores = reply.slice(i + 2, i + 2 + nCredit).map(Number);
-    i += 2 + nCredit;
-    const dailyUsed = Number(reply[i]);
+    const burst = RedisLimiter.burstVerdict(Number(reply[1]) === 1, RedisLimiter.summary(reply, 2), at);
+    const creditAdmitted = Number(reply[6]);
     if (!s || creditAdmitted === -1) return { burst, credit: null, usage: null, dailyUsed: null, taken: null };
-    const usage = usageFrom(s.limit, scores, at);
+    const window = RedisLimiter.summary(reply, 7);
+    const dailyUsed = Number(reply[11]);
+    const usage = usageFromSummary(s.limit, window, at);
     let credit: CreditResult | null = null;
     if (req.credit === 'reserve') {
       credit =
         creditAdmitted === 1
           ? { allowed: true, reservation: member, usage }
-          : { allowed: false, retryAfterSeconds: secondsUntilFree(scores[scores.length - s.limit]!, at, CREDIT_WINDOW_MS), usage };
+          : { allowed: false, retryAfterSeconds: secondsUntilFree(window.freeingMs ?? at, at, CREDIT_WINDOW_MS), usage };
     }
     const reservation = credit?.allowed ? member : null;
     const day = creditAdmitted === 1 && req.daily === 'count' ? req.day : null;
@@ -264,24 +270,24 @@ export class RedisLimiter implements Limiter {
     );
   }
 
-  /** The burst verdict from the window after the call (scores, oldest first). */
-  private static burstVerdict(admitted: boolean, scores: number[], at: number): BurstResult {
+  /** The burst verdict from the window after the call. */
+  private static burstVerdict(admitted: boolean, w: WindowSummary, at: number): BurstResult {
     if (!admitted) {
-      const freeing = scores[scores.length - BURST_LIMIT]!;
+      // Refused requests are not recorded, so the window holds exactly BURST_LIMIT: `freeing` is its oldest.
       return {
         allowed: false,
         limit: BURST_LIMIT,
         remaining: 0,
-        retryAfterSeconds: secondsUntilFree(freeing, at, BURST_WINDOW_MS),
-        resetSeconds: secondsUntilFree(scores[scores.length - 1]!, at, BURST_WINDOW_MS),
+        retryAfterSeconds: secondsUntilFree(w.freeingMs ?? at, at, BURST_WINDOW_MS),
+        resetSeconds: secondsUntilFree(w.newestMs ?? at, at, BURST_WINDOW_MS),
       };
     }
     return {
       allowed: true,
       limit: BURST_LIMIT,
-      remaining: BURST_LIMIT - scores.length,
+      remaining: BURST_LIMIT - w.used,
       retryAfterSeconds: 0,
-      resetSeconds: secondsUntilFree(scores[0] ?? at, at, BURST_WINDOW_MS),
+      resetSeconds: secondsUntilFree(w.oldestMs ?? at, at, BURST_WINDOW_MS),
     };
   }
 
@@ -289,8 +295,7 @@ export class RedisLimiter implements Limiter {
     const reply = await this.call(() =>
       this.redis.clAdmit(`${this.prefix}:burst:${keyId}:${route}`, this.nowArg(now), BURST_WINDOW_MS, BURST_LIMIT, randomUUID()),
     );
-    const { now: at, scores } = RedisLimiter.parse(reply, 2);
-    return RedisLimiter.burstVerdict(Number(reply[0]) === 1, scores, at);
+    return RedisLimiter.burstVerdict(Number(reply[1]) === 1, RedisLimiter.summary(reply, 2), Number(reply[0]));
   }
 
   private creditKey(s: CreditSubject): string {
@@ -302,13 +307,10 @@ export class RedisLimiter implements Limiter {
     const reply = await this.call(() =>
       this.redis.clAdmit(this.creditKey(subject), this.nowArg(now), CREDIT_WINDOW_MS, subject.limit, member),
     );
-    const admitted = Number(reply[0]) === 1;
-    const { now: at, scores } = RedisLimiter.parse(reply, 2);
-    const usage = usageFrom(subject.limit, scores, at);
-    if (!admitted) {
-      const freeing = scores[scores.length - subject.limit]!;
-      return { allowed: false, retryAfterSeconds: secondsUntilFree(freeing, at, CREDIT_WINDOW_MS), usage };
-    }
+    const at = Number(reply[0]);
+    const window = RedisLimiter.summary(reply, 2);
+    const usage = usageFromSummary(subject.limit, window, at);
+    if (Number(reply[1]) !== 1) return { allowed: false, retryAfterSeconds: secondsUntilFree(window.freeingMs ?? at, at, CREDIT_WINDOW_MS), usage };
     return { allowed: true, reservation: member, usage };
   }
 
@@ -317,9 +319,8 @@ export class RedisLimiter implements Limiter {
   }
 
   async usage(subject: CreditSubject, now: Date): Promise<Usage> {
-    const reply = await this.call(() => this.redis.clWindow(this.creditKey(subject), this.nowArg(now), CREDIT_WINDOW_MS));
-    const { now: at, scores } = RedisLimiter.parse(reply, 1);
-    return usageFrom(subject.limit, scores, at);
+    const reply = await this.call(() => this.redis.clWindow(this.creditKey(subject), this.nowArg(now), CREDIT_WINDOW_MS, subject.limit));
+    return usageFromSummary(subject.limit, RedisLimiter.summary(reply, 1), Number(reply[0]));
   }
 
   async close(): Promise<void> {

@@ -157,6 +157,8 @@ interface ItemRow extends Record<string, unknown> {
   ledger_status: string;
   contact_id: string | null;
   contact_name: string | null;
+  /** [account code, name, sensitive ('true' | 'false')] of the largest line's account; null without one (CATEGORY). */
+  category: [string, string | null, string | null] | null;
 }
 
 export function invoiceKeysetSpec(input: Pick<ItemListInput, 'orgId' | 'kind' | 'filters' | 'gate' | 'named'>): KeysetSpec {
@@ -165,7 +167,8 @@ export function invoiceKeysetSpec(input: Pick<ItemListInput, 'orgId' | 'kind' | 
   const gated = input.gate ? SENSITIVE_CONTACT : null;
   return {
     columns: sql`${sortKeyText(sql`ci.sort_date`, 'date')} as sort_key, ci.id, ci.number, ci.reference, ci.total,
-        ci.amount_due, ci.amount_paid, ci.amount_credited, ci.currency, ci.issue_date, ci.due_date, ci.paid_date, ci.status, ci.ledger_status, ci.contact_id, c.name as contact_name`,
+        ci.amount_due, ci.amount_paid, ci.amount_credited, ci.currency, ci.issue_date, ci.due_date, ci.paid_date, ci.status, ci.ledger_status, ci.contact_id, c.name as contact_name,
+        ${CATEGORY} as category`,
     from: sql`from cash_items ci left join contacts c on c.org_id = ci.org_id and c.id = ci.contact_id`,
     where: itemWhere(input.orgId, source, ledgerType, input.filters, input.named),
     sortCol: sql`ci.sort_date`,
@@ -217,31 +220,27 @@ function toInvoice(r: ItemRow): Invoice {
 }
 
 /**
- * The category of each item: the account of its largest line (by absolute
- * line amount, then line number), by code. One query of index look-ups on
- * the page's items.
+ * The category of an item (`ci`): the account of its largest line (by
+ * absolute line amount, then line number), as `{code, name, sensitive}` text
+ * (the name of the code's active account first; sensitive when any account
+ * of the code is), null without a line on an account. A sub-select of the
+ * page's select list, so it runs for the page's rows only (after the limit)
+ * and the page stays one round trip.
  */
-export async function largestLineCodes(db: Db, orgId: string, itemIds: readonly string[]): Promise<Map<string, string>> {
-  if (itemIds.length === 0) return new Map();
-  const list = await rows<{ item_id: string; account_code: string }>(
-    db,
-    sql`select distinct on (l.item_id) l.item_id, l.account_code from cash_item_lines l
-        where l.org_id = ${orgId} and l.item_id = any(${textArray(itemIds)}) and l.account_code is not null
-        order by l.item_id, abs(l.line_amount) desc, l.line_number`,
-  );
-  return new Map(list.map((r) => [r.item_id, r.account_code]));
-}
+const CATEGORY = sql`(select array[x.account_code, acc.name, acc.sensitive::text]
+    from (select l.account_code from cash_item_lines l
+          where l.org_id = ci.org_id and l.item_id = ci.id and l.account_code is not null
+          order by abs(l.line_amount) desc, l.line_number limit 1) x
+    cross join lateral (select (array_agg(a.name order by (a.status = 'ACTIVE') desc, a.id))[1] as name, bool_or(a.is_sensitive) as sensitive
+          from accounts a where a.org_id = ci.org_id and a.code = x.account_code) acc)`;
 
-/** Sets `category` and `categorySlug` of the items from their largest line's account, renamed when sensitive and gated. */
-export function applyCategories(items: Invoice[], codes: Map<string, string>, accounts: Map<string, AccountInfo>, gate: boolean): void {
-  for (const it of items) {
-    const code = codes.get(it.id);
-    const account = code === undefined ? undefined : accounts.get(code);
-    if (!account) continue;
-    const hidden = gate && account.sensitive;
-    it.category = hidden ? SENSITIVE_ACCOUNT : account.name;
-    it.categorySlug = hidden ? 'sensitive-account' : slugify(account.name);
-  }
+/** Sets `category` and `categorySlug` of the item from its row's category, renamed when sensitive and gated. */
+function applyCategory(it: Invoice, category: ItemRow['category'], gate: boolean): void {
+  const name = category?.[1];
+  if (!name) return; // no line on an account, or no account of that code
+  const hidden = gate && category[2] === 'true';
+  it.category = hidden ? SENSITIVE_ACCOUNT : name;
+  it.categorySlug = hidden ? 'sensitive-account' : slugify(name);
 }
 
 interface LineRow extends Record<string, unknown> {
@@ -429,12 +428,11 @@ export async function listItems(db: Db, query: ItemListInput): Promise<ItemListR
     input.lines ? walkWithLines(db, input, spec, fetched) : keysetPage<ItemRow>(db, spec, input.after, input.limit),
     countOf(db, agg),
   ]);
-  const items = page.rows.map(toInvoice);
-  const [codes, accounts] = await Promise.all([
-    largestLineCodes(db, input.orgId, items.map((i) => i.id)),
-    items.length ? accountsByCode(db, input.orgId) : Promise.resolve(new Map<string, AccountInfo>()),
-  ]);
-  applyCategories(items, codes, accounts, input.gate);
+  const items = page.rows.map((r) => {
+    const it = toInvoice(r);
+    applyCategory(it, r.category, input.gate);
+    return it;
+  });
   if (input.lines) {
     for (const it of items) {
       const lines = fetched.lines.get(it.id) ?? [];
