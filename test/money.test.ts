@@ -36,6 +36,22 @@ describe('canonical decimal strings', () => {
     );
   });
 
+  it('property: decimal text (as NUMERIC comes from the store) trimmed as text equals the Decimal path', () => {
+    const numericText = fc
+      .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 4 }))
+      .map(([neg, units, scale, pad]) => {
+        const digits = units.toString().padStart(scale + 1, '0');
+        const text = scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}${'0'.repeat(pad)}` : digits;
+        return `${neg ? '-' : ''}${text}`;
+      });
+    fc.assert(
+      fc.property(numericText, (s) => {
+        expect(canonical(s)).toBe(canonical(new D(s)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('property: canonical() preserves the value exactly and is idempotent', () => {
     fc.assert(
       fc.property(decimalString, (s) => {

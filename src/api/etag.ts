@@ -3,9 +3,13 @@
  * HEAD) answer carries the SHA-1 of its body as a strong ETag; a request
  * whose If-None-Match holds it (or `*`) is answered 304 without a body.
  * Registered after the limits and the envelope, so a 304 is charged and
- * carries the envelope's headers like the 200 it stands for. The body is
- * read once and the answer rebuilt from the bytes (never a clone of a
- * response another middleware reads after: that raced under load).
+ * carries the envelope's headers like the 200 it stands for.
+ *
+ * The tag is taken from the body as the handler hands it over (`c.json`'s
+ * text, `c.body`'s bytes: both wrapped for the request), so the answer is
+ * never read back or rebuilt: it leaves on the server's fast path, as if
+ * there were no ETag. An answer made another way (none today) is read once
+ * and rebuilt from its bytes.
  */
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
@@ -19,18 +23,46 @@ export function etagMatches(ifNoneMatch: string | undefined, tag: string): boole
   return tags.includes(bare);
 }
 
+const strongTag = (body: string | Uint8Array) => `"${createHash('sha1').update(body).digest('hex')}"`;
+
+/** The status an answer of `c.json(x, arg)` / `c.body(x, arg)` gets (200 unless told). */
+const statusOf = (arg: unknown) => (typeof arg === 'number' ? arg : ((arg as { status?: number } | undefined)?.status ?? 200));
+
 export function etagging(): MiddlewareHandler {
   return async (c, next) => {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
+    let tag: string | null = null;
+    const body = c.body;
+    type Body = typeof c.body;
+    // A 200's body: tagged as it is handed over (the header goes into the answer as it is built).
+    const tagged = (data: unknown, arg: unknown) => {
+      if (statusOf(arg) !== 200 || (typeof data !== 'string' && !(data instanceof Uint8Array))) return;
+      tag = strongTag(data);
+      c.header('ETag', tag);
+    };
+    c.body = ((data: unknown, arg?: unknown, headers?: unknown) => {
+      tagged(data, arg);
+      return (body as (...a: unknown[]) => Response)(data, arg, headers);
+    }) as Body;
+    c.json = ((object: unknown, arg?: unknown, headers?: Record<string, string>) => {
+      const text = JSON.stringify(object);
+      tagged(text, arg);
+      return (body as (...a: unknown[]) => Response)(text, arg, { 'Content-Type': 'application/json', ...headers });
+    }) as typeof c.json;
     await next();
     const res = c.res;
-    if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || res.status !== 200 || !res.body) return;
-    const body = Buffer.from(await res.arrayBuffer());
-    const tag = `"${createHash('sha1').update(body).digest('hex')}"`;
-    if (etagMatches(c.req.header('If-None-Match'), tag)) {
-      c.res = new Response(null, { status: 304, headers: { ETag: tag } });
+    if (res.status !== 200) {
+      if (tag !== null) res.headers.delete('ETag'); // made a 200, answered otherwise: errors carry no ETag
       return;
     }
-    c.res = new Response(body, { status: res.status, headers: res.headers });
-    c.res.headers.set('ETag', tag);
+    if (tag === null) {
+      // Made another way: read once, rebuilt from the bytes.
+      if (!res.body) return;
+      const bytes = Buffer.from(await res.arrayBuffer());
+      tag = strongTag(bytes);
+      c.res = new Response(bytes, { status: res.status, headers: res.headers });
+      c.res.headers.set('ETag', tag);
+    }
+    if (etagMatches(c.req.header('If-None-Match'), tag)) c.res = new Response(null, { status: 304, headers: { ETag: tag } });
   };
 }

@@ -13,6 +13,8 @@ export type Dec = InstanceType<typeof D>;
 export type MoneyInput = string | number | Dec;
 
 const CANONICAL = /^-?(0|[1-9]\d*)(\.\d*[1-9])?$/;
+/** Plain decimal text without leading zeros or exponent (what canonical() trims as text). */
+const PLAIN_DECIMAL = /^-?(0|[1-9]\d{0,40})(\.\d{1,40})?$/;
 
 /** Parses a decimal from a string (as NUMERIC comes from the store) or a Decimal. */
 export function dec(v: MoneyInput | null | undefined): Dec {
@@ -23,6 +25,12 @@ export function dec(v: MoneyInput | null | undefined): Dec {
 
 /** The canonical decimal string of the spec: '12.5', '-0.01', '0', '1000000'. */
 export function canonical(v: MoneyInput): string {
+  // Decimal text as the store gives NUMERIC ('1234.5600'): trimmed as text, no Decimal built (a page of 200
+  // documents formats 800 amounts); the same answer as below for every string this pattern admits.
+  if (typeof v === 'string' && PLAIN_DECIMAL.test(v)) {
+    const s = v.includes('.') ? v.replace(/0+$/, '').replace(/\.$/, '') : v;
+    return s === '-0' ? '0' : s;
+  }
   const d = dec(v);
   if (!d.isFinite()) throw new RangeError(`not a finite amount: ${String(v)}`);
   if (d.isZero()) return '0';

@@ -235,12 +235,17 @@ const CATEGORY = sql`(select array[x.account_code, acc.name, acc.sensitive::text
           from accounts a where a.org_id = ci.org_id and a.code = x.account_code) acc)`;
 
 /** Sets `category` and `categorySlug` of the item from its row's category, renamed when sensitive and gated. */
-function applyCategory(it: Invoice, category: ItemRow['category'], gate: boolean): void {
+function applyCategory(it: Invoice, category: ItemRow['category'], gate: boolean, slugs: Map<string, string>): void {
   const name = category?.[1];
   if (!name) return; // no line on an account, or no account of that code
   const hidden = gate && category[2] === 'true';
   it.category = hidden ? SENSITIVE_ACCOUNT : name;
-  it.categorySlug = hidden ? 'sensitive-account' : slugify(name);
+  if (hidden) it.categorySlug = 'sensitive-account';
+  else {
+    let slug = slugs.get(name); // a page has few accounts: each slugged once
+    if (slug === undefined) slugs.set(name, (slug = slugify(name)));
+    it.categorySlug = slug;
+  }
 }
 
 interface LineRow extends Record<string, unknown> {
@@ -428,9 +433,10 @@ export async function listItems(db: Db, query: ItemListInput): Promise<ItemListR
     input.lines ? walkWithLines(db, input, spec, fetched) : keysetPage<ItemRow>(db, spec, input.after, input.limit),
     countOf(db, agg),
   ]);
+  const slugs = new Map<string, string>();
   const items = page.rows.map((r) => {
     const it = toInvoice(r);
-    applyCategory(it, r.category, input.gate);
+    applyCategory(it, r.category, input.gate, slugs);
     return it;
   });
   if (input.lines) {
