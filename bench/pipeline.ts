@@ -25,7 +25,7 @@
  * Progress and the per-round figures go to stderr.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -194,10 +194,23 @@ interface Run {
   p99: number;
   p50: number;
   total: number;
+  /** The server process's CPU per answer (ms; /proc: user + system), null when unknown. */
+  cpuMs: number | null;
+}
+
+/** CPU seconds a process has used (Linux /proc; clock ticks of 1/100 s), or null. */
+function cpuSeconds(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
 }
 
 /** autocannon at 32 connections, keys round-robin (none when `keys` is empty); throws on any answer but a 200. */
-async function cannon(label: string, url: string, seconds: number, keys: string[]): Promise<Run> {
+async function cannon(label: string, url: string, seconds: number, keys: string[], server?: Child): Promise<Run> {
+  const cpu0 = cpuSeconds(server?.proc.pid);
   let n = 0;
   const requests = keys.length
     ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...(req.headers ?? {}), authorization: `Bearer ${keys[n++ % keys.length]}` } }) }]
@@ -208,13 +221,16 @@ async function cannon(label: string, url: string, seconds: number, keys: string[
     const codes = Object.entries(out.statusCodeStats ?? {}).map(([code, s]) => `${code}: ${(s as { count: number }).count}`).join(', ');
     throw new Error(`${label}: ${bad} of ${out.requests.total} answers were not 200 (${codes}; errors ${out.errors}, timeouts ${out.timeouts})`);
   }
-  return { rps: out.requests.average, p99: out.latency.p99, p50: out.latency.p50, total: out.requests.total };
+  const cpu1 = cpuSeconds(server?.proc.pid);
+  const cpuMs = cpu0 !== null && cpu1 !== null ? ((cpu1 - cpu0) * 1000) / out.requests.total : null;
+  return { rps: out.requests.average, p99: out.latency.p99, p50: out.latency.p50, total: out.requests.total, cpuMs };
 }
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
+const cpu = (r: Run) => (r.cpuMs === null ? '?' : `${r.cpuMs.toFixed(2)} ms`);
 const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
@@ -240,6 +256,7 @@ async function main(): Promise<void> {
   const status = { old: [] as Run[], new: [] as Run[] };
   const ratios: number[] = [];
   const listP99: number[] = [];
+  const listCpu = { real: [] as number[], floor: [] as number[] };
 
   const children: Child[] = [];
   try {
@@ -257,9 +274,9 @@ async function main(): Promise<void> {
         for (const code of order) {
           const child = code === 'old' ? old : cur;
           const keys = slice(code === 'old' ? oldStatus.keys : newStatus.keys, r);
-          const run = await cannon(`/status ${code} round ${r + 1}`, `${child.url}/api/agent/status`, seconds, keys);
+          const run = await cannon(`/status ${code} round ${r + 1}`, `${child.url}/api/agent/status`, seconds, keys, child);
           status[code].push(run);
-          say(`  /status round ${r + 1} ${code === 'old' ? OLD_COMMIT : 'this checkout'}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms (${run.total} answers, all 200)`);
+          say(`  /status round ${r + 1} ${code === 'old' ? OLD_COMMIT : 'this checkout'}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, server CPU ${cpu(run)} per answer (${run.total} answers, all 200)`);
         }
     }
     await old.stop();
@@ -276,8 +293,8 @@ async function main(): Promise<void> {
       await cannon('warm-up list', real.url + page, 3, listKeys.slice(0, WARM_KEYS));
       await cannon('warm-up floor', `${floor.url}/?limit=200`, 3, []);
       for (let r = 0; r < rounds; r++) {
-        const runReal = () => cannon(`list round ${r + 1}`, real.url + page, seconds, slice(listKeys, r));
-        const runFloor = () => cannon(`floor round ${r + 1}`, `${floor.url}/?limit=200`, seconds, []);
+        const runReal = () => cannon(`list round ${r + 1}`, real.url + page, seconds, slice(listKeys, r), real);
+        const runFloor = () => cannon(`floor round ${r + 1}`, `${floor.url}/?limit=200`, seconds, [], floor);
         let a: Run;
         let f: Run;
         if (r % 2 === 0) {
@@ -289,7 +306,11 @@ async function main(): Promise<void> {
         }
         ratios.push(a.rps / f.rps);
         listP99.push(a.p99);
-        say(`  page of 200 round ${r + 1}: real ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms), floor ${f.rps.toFixed(0)} req/s (p99 ${f.p99} ms), ratio ${(a.rps / f.rps).toFixed(2)}`);
+        if (a.cpuMs !== null && f.cpuMs !== null) {
+          listCpu.real.push(a.cpuMs);
+          listCpu.floor.push(f.cpuMs);
+        }
+        say(`  page of 200 round ${r + 1}: real ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms, server CPU ${cpu(a)} per answer), floor ${f.rps.toFixed(0)} req/s (p99 ${f.p99} ms, ${cpu(f)}), ratio ${(a.rps / f.rps).toFixed(2)}`);
     }
     }
 
@@ -302,7 +323,15 @@ async function main(): Promise<void> {
             baseline: { commit: OLD_COMMIT, p99Ms: median(status.old.map((x) => x.p99)) },
           }
         : {}),
-      ...(doList ? { list: { ratio: { median: r2(median(ratios)), min: r2(Math.min(...ratios)), max: r2(Math.max(...ratios)) }, p99Ms: median(listP99) } } : {}),
+      ...(doList
+        ? {
+            list: {
+              ratio: { median: r2(median(ratios)), min: r2(Math.min(...ratios)), max: r2(Math.max(...ratios)) },
+              p99Ms: median(listP99),
+              ...(listCpu.real.length ? { serverCpuMsPerAnswer: { real: r2(median(listCpu.real)), floor: r2(median(listCpu.floor)) } } : {}),
+            },
+          }
+        : {}),
       setup: { connections: CONNECTIONS, seconds, rounds, keys: nKeys, limiter: 'redis', store: 'postgres', cpus: cpus().length, at: new Date().toISOString() },
     };
     if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
