@@ -9,9 +9,10 @@
  * outputSchema, the endpoint's zod response schema, the JSON text block.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from './helpers/http.js';
+import type { TestApi } from './helpers/http.js';
+import { startDemoApi } from './helpers/demo-books.js';
 import { NOW } from './helpers/ledger.js';
-import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
+import { DEMO_ORGS } from '../src/server/demo.js';
 import { ENDPOINTS, toolName } from '../src/schemas/endpoints.js';
 import { buildMcpServer } from '../src/mcp/server.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -21,7 +22,6 @@ import { OutputChecker, requiredArgs } from './helpers/mcp-output.js';
 import { rows } from '../src/store/db.js';
 import { sql } from 'drizzle-orm';
 
-const quiet = Object.assign(() => {}, { done: () => {} });
 const BUDGET_TOKENS = 25_000;
 /** Where a drill's id comes from, per organisation. */
 const IDS: Record<string, (orgId: string) => ReturnType<typeof sql>> = {
@@ -37,8 +37,10 @@ describe('every MCP tool answers within 25,000 tokens with its default arguments
   let tools: Tool[];
   const checker = new OutputChecker();
   beforeAll(async () => {
-    api = await startTestApi('postgres', { now: NOW.toISOString() });
-    partner = (await setupDemo(api.store.db, NOW, quiet)).keys.partner;
+    // The demo as setupDemo leaves it, set up once per run (helpers/fixtures.ts).
+    const demo = await startDemoApi('postgres', NOW);
+    api = demo.api;
+    partner = demo.demo.keys.partner;
     const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
     await buildMcpServer({ baseUrl: api.url }, partner).connect(serverSide);
     client = new Client({ name: 'agent-budget', version: '1.0.0' });

@@ -14,15 +14,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { startTestApi, type TestApi } from './helpers/http.js';
+import type { TestApi } from './helpers/http.js';
+import { startDemoApi } from './helpers/demo-books.js';
 import { NOW } from './helpers/ledger.js';
 import { QUESTIONS, type Call, type Question } from './helpers/agent-questions.js';
-import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
+import { DEMO_ORGS } from '../src/server/demo.js';
 import { buildMcpServer } from '../src/mcp/server.js';
 
 const DOC = new URL('../docs/agent-questions.md', import.meta.url);
 const BUDGET_TOKENS = 25_000;
-const quiet = Object.assign(() => {}, { done: () => {} });
 
 interface Replayed {
   question: Question;
@@ -63,8 +63,9 @@ describe('the questions owners ask, replayed through the MCP client on the demo 
   let replayed: Replayed[] = [];
 
   beforeAll(async () => {
-    api = await startTestApi('pglite', { now: NOW.toISOString() });
-    const demo = await setupDemo(api.store.db, NOW, quiet);
+    // The demo as setupDemo leaves it, set up once per run (helpers/fixtures.ts).
+    const { api: a, demo } = await startDemoApi('pglite', NOW);
+    api = a;
     const connect = async (key: string) => {
       const server = buildMcpServer({ baseUrl: api.url }, key);
       const [a, b] = InMemoryTransport.createLinkedPair();

@@ -27,11 +27,40 @@ export interface ReplayIndex {
   raw: RawLedger;
   paymentsByItem: Map<string, { day: number; amount: Dec }[]>;
   allocationsByItem: Map<string, { day: number; amount: Dec }[]>;
+  /** Per item of raw.items (same order): what inputAt reads of it at every cut-off, worked out once. */
+  settled: SettledItem[];
   movements: Movement[];
   /** The first day any money moved or a document was issued. */
   firstDay: number;
   /** The last day any money moved. */
   lastDay: number;
+}
+
+/**
+ * An item's settlement over time: the day it counts from (issued, else due; NaN
+ * without either), its total, and its payments and allocations together in day
+ * order with the running amount settled (exact decimals: the sum up to a day is
+ * the same whatever the order it is added in).
+ */
+interface SettledItem {
+  day: number;
+  total: Dec;
+  days: number[];
+  settled: Dec[];
+}
+
+function settledItem(it: LedgerItem, payments: { day: number; amount: Dec }[] | undefined, allocations: { day: number; amount: Dec }[] | undefined): SettledItem {
+  const issued = it.issueDate ?? it.dueDate;
+  const records = [...(payments ?? []), ...(allocations ?? [])].sort((a, b) => a.day - b.day);
+  const days: number[] = [];
+  const settled: Dec[] = [];
+  let sum = new D(0);
+  for (const r of records) {
+    sum = sum.plus(r.amount);
+    days.push(r.day);
+    settled.push(sum);
+  }
+  return { day: issued ? toDay(issued) : NaN, total: dec(it.total), days, settled };
 }
 
 export function indexLedger(raw: RawLedger): ReplayIndex {
@@ -54,7 +83,8 @@ export function indexLedger(raw: RawLedger): ReplayIndex {
   const lastDay = movements.length ? movements[movements.length - 1]!.day : -Infinity;
   let firstDay = movements[0]?.day ?? Infinity;
   for (const it of raw.items) if (it.issueDate) firstDay = Math.min(firstDay, toDay(it.issueDate));
-  return { raw, paymentsByItem, allocationsByItem, movements, firstDay, lastDay };
+  const settled = raw.items.map((it) => settledItem(it, paymentsByItem.get(it.id), allocationsByItem.get(it.id)));
+  return { raw, paymentsByItem, allocationsByItem, settled, movements, firstDay, lastDay };
 }
 
 /** The engine's input as known on the morning of `cutoff`. */
@@ -62,26 +92,22 @@ export function inputAt(ix: ReplayIndex, cutoff: string): ForecastInput {
   const C = toDay(cutoff);
   const raw = ix.raw;
   const items: LedgerItem[] = [];
-  for (const it of raw.items) {
+  for (const [i, it] of raw.items.entries()) {
     if (it.status === 'VOIDED' || it.status === 'DELETED') continue;
-    const issued = it.issueDate ?? it.dueDate;
-    if (!issued || toDay(issued) >= C) continue;
+    const s = ix.settled[i]!;
+    // Issued (else due) before the cut-off; an item with neither date is left out.
+    if (!(s.day < C)) continue;
     if (it.status === 'DRAFT' || it.status === 'SUBMITTED') {
       items.push(it);
       continue;
     }
-    const total = dec(it.total);
-    let paid = new D(0);
-    let lastPaid = -Infinity;
-    let anyRecord = false;
-    for (const list of [ix.paymentsByItem.get(it.id), ix.allocationsByItem.get(it.id)]) {
-      for (const p of list ?? []) {
-        anyRecord = true;
-        if (p.day >= C) continue;
-        paid = paid.plus(p.amount);
-        lastPaid = Math.max(lastPaid, p.day);
-      }
-    }
+    const total = s.total;
+    // The payments and allocations dated before the cut-off: a prefix of the day-ordered records.
+    let n = 0;
+    while (n < s.days.length && s.days[n]! < C) n++;
+    const paid = n > 0 ? s.settled[n - 1]! : new D(0);
+    const lastPaid = n > 0 ? s.days[n - 1]! : -Infinity;
+    const anyRecord = s.days.length > 0;
     if (!anyRecord && it.status === 'PAID' && it.paidDate) {
       // Settled without a payment or allocation on record (written off, offset): its paid date is all we know.
       if (toDay(it.paidDate) < C) items.push({ ...it, amountDue: '0' });

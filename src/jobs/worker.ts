@@ -20,7 +20,7 @@ import { orgsWithBaselinesDone } from '../store/queries/runs.js';
 import { recomputeForecast } from './forecast.js';
 import { recalibrate } from './calibration.js';
 import { briefsDue, type BriefRunResult, generateDailyBrief, utcDate } from './brief.js';
-import { syncLockKey, withClaim, withLease, workerId } from '../store/claims.js';
+import { claim, type ClaimInput, finish, syncLockKey, withClaim, withLease, workerId } from '../store/claims.js';
 import { startTicker, type Ticker } from './ticker.js';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>) => void;
@@ -46,6 +46,20 @@ export interface TickReport {
   forecasts: string[];
   briefs: BriefRunResult[];
   errors: { job: string; orgId: string; error: string }[];
+}
+
+/** The claim of an organisation's forecast job for a day (`today` in its time zone): calibration, then the snapshots. */
+const forecastClaim = (orgId: string, today: string, owner: string): ClaimInput => ({ job: 'forecast', orgId, slot: today, owner });
+
+/**
+ * Records the organisation's forecast job for `today` as done, by `owner`,
+ * unless a worker holds or finished it: for work that has just calibrated and
+ * recomputed the forecast outside the workers (the demo's set-up), so that
+ * their next tick does not repeat it on the same books.
+ */
+export async function recordForecastRun(db: Db, orgId: string, today: string, owner: string): Promise<void> {
+  const c = forecastClaim(orgId, today, owner);
+  if (await claim(db, c)) await finish(db, c);
 }
 
 /** The sync bucket of an instant: the start of its cadence window. */
@@ -111,7 +125,7 @@ export async function workerTick(o: WorkerOptions): Promise<TickReport> {
       const today = dateIn(d.timezone, now);
       if (d.as_of !== today) continue;
       try {
-        const r = await withClaim(o.db, { job: 'forecast', orgId: d.id, slot: today, owner }, async () => {
+        const r = await withClaim(o.db, forecastClaim(d.id, today, owner), async () => {
           // The bands' calibration first (a replay of the organisation's history); a failed one leaves yesterday's in place.
           await recalibrate(o.db, d.id, o.clock.now()).catch((err) => failed('calibration', d.id, err));
           return recomputeForecast(o.db, d.id, o.clock.now());

@@ -29,6 +29,9 @@ import type { Progress } from './progress.js';
 import { recomputeForecast, recomputeYesterday } from '../jobs/forecast.js';
 import { recomputeBaselines } from '../jobs/baselines.js';
 import { recalibrateIfStale, seedTrackRecord } from '../jobs/calibration.js';
+import { recordForecastRun } from '../jobs/worker.js';
+import { orgMeta } from '../store/queries/organisation.js';
+import { dateIn } from '../domain/calendar.js';
 import { generateDailyBrief } from '../jobs/brief.js';
 import type { LlmConfig } from '../jobs/brief-llm.js';
 
@@ -85,9 +88,9 @@ export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { l
     orgs.push({ id: demo.id, name: demo.name, created: true });
   }
 
-  // Derived, before any key is printed: the baselines (analytics: LTV, cohorts, summaries;
-  // recorded as today's run so the nightly worker does not repeat them), the forecast
-  // snapshots (every scenario) and today's brief of each demo organisation, as of now.
+  // Derived, before any key is printed: the baselines (analytics: LTV, cohorts, summaries),
+  // the calibration and the forecast snapshots (every scenario), each recorded as today's
+  // run so the nightly worker does not repeat them, and today's brief of each demo organisation, as of now.
   const steps = DEMO_ORGS.length * 4;
   for (const [i, demo] of DEMO_ORGS.entries()) {
     progress(`derive ${demo.name}: baselines`, i * 4, steps);
@@ -100,6 +103,9 @@ export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { l
     // A new demo starts with yesterday's forecast too (replayed), so that GET /forecast/changes explains a real day (docs/forecast.md#changes).
     if (orgs.find((o) => o.id === demo.id)?.created) await recomputeYesterday(db, demo.id, now);
     await recomputeForecast(db, demo.id, now);
+    // Recorded as the day's forecast run (the workers' claim), as the baselines are: the workers' first tick does not
+    // calibrate and recompute again on the same books (a sync later in the day is in the next day's run, as everywhere).
+    await recordForecastRun(db, demo.id, dateIn((await orgMeta(db, demo.id))!.timezone, now), 'demo');
     progress(`derive ${demo.name}: brief`, i * 4 + 3, steps);
     await generateDailyBrief(db, demo.id, now, { llm: opts.llm ?? null });
   }

@@ -1,16 +1,24 @@
 /**
- * An organisation with demo books, as the forecast tests want one: a small
- * demo business generated at `now`, written as Xero response bodies,
- * imported through the same mapping and writer as a sync, connected and
- * fresh, with the demo's sensitive contacts flagged.
+ * Demo books for tests:
+ * - `orgWithDemoBooks`: an organisation with demo books, as the forecast tests
+ *   want one: a small demo business generated at `now`, written as Xero
+ *   response bodies, imported through the same mapping and writer as a sync,
+ *   connected and fresh, with the demo's sensitive contacts flagged;
+ * - `startDemoApi`: a test API serving the demo of `npm start` (setupDemo:
+ *   both demo organisations imported and derived, the partner, three keys) as
+ *   of `now`, set up once per run and backend and copied into each file's
+ *   store (helpers/fixtures.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestApi } from './http.js';
+import { startTestApi, type TestApi, type TestApiOptions } from './http.js';
+import { storeWith } from './fixtures.js';
 import { generateDemo, writeXeroFiles } from '../../src/demo/generate.js';
 import { importDirectory } from '../../src/ledger/import.js';
 import { setContactSensitive } from '../../src/store/tenancy.js';
+import { type DemoSetup, setupDemo } from '../../src/server/demo.js';
+import type { StoreKind } from '../../src/store/db.js';
 
 export async function orgWithDemoBooks(api: TestApi, opts: { name: string; now: Date; seed: number; scale?: number }): Promise<{ orgId: string; sensitiveContactIds: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'cashline-demo-books-'));
@@ -25,4 +33,13 @@ export async function orgWithDemoBooks(api: TestApi, opts: { name: string; now: 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const quiet = Object.assign(() => {}, { done: () => {} });
+
+/** A test API (clock at `now`) over a store holding the demo as `setupDemo(db, now)` leaves it, and what setupDemo returned (the demo keys). */
+export async function startDemoApi(kind: StoreKind, now: Date, opts: Omit<TestApiOptions, 'store' | 'now'> = {}): Promise<{ api: TestApi; demo: DemoSetup }> {
+  const name = `demo_${now.toISOString().replace(/\D/g, '').slice(0, 14)}`;
+  const { store, value: demo } = await storeWith(kind, { name, build: (s) => setupDemo(s.db, now, quiet) });
+  return { api: await startTestApi(kind, { ...opts, now: now.toISOString(), store }), demo };
 }

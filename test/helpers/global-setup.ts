@@ -2,7 +2,9 @@
  * Once per `npm test`: build one migrated PGlite data dir and dump it, so each
  * test store loads it (~1 s) instead of starting and migrating afresh (~5 s);
  * and check that the PostgreSQL server the suite needs answers. A missing
- * server fails the run: store tests never skip a backend.
+ * server fails the run: store tests never skip a backend. The run's fixtures
+ * (helpers/fixtures.ts: stores built once, copied into each file that wants
+ * them) live in a folder and schemas of the run, removed afterwards.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +13,7 @@ import type { TestProject } from 'vitest/node';
 import { openStore } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { PG_TEST_URL, SNAPSHOT_PATH } from './env.js';
+import { type FixtureRun, removeFixtures } from './fixtures.js';
 
 export default async function setup(project: TestProject) {
   const client = new pg.Client({ connectionString: PG_TEST_URL, connectionTimeoutMillis: 3000 });
@@ -32,10 +35,14 @@ export default async function setup(project: TestProject) {
   mkdirSync(join(SNAPSHOT_PATH, '..'), { recursive: true });
   writeFileSync(SNAPSHOT_PATH, Buffer.from(await dump.arrayBuffer()));
   project.provide('snapshotPath', SNAPSHOT_PATH);
+  const fixtureRun: FixtureRun = { dir: join(SNAPSHOT_PATH, '..', 'fixtures'), schemaPrefix: `fx_${process.pid}_` };
+  project.provide('fixtureRun', fixtureRun);
+  return () => removeFixtures(fixtureRun);
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     snapshotPath: string;
+    fixtureRun: FixtureRun;
   }
 }

@@ -126,13 +126,16 @@ export interface TestApiOptions {
   validateResponses?: boolean;
   /** More server options built on the test's store and configuration (the web consent, the webhook's prompt sync). */
   server?: (store: TestStore, config: Config, logger: Logger) => Partial<ServerOptions>;
+  /** The store to serve (of the given kind; e.g. a copy of a fixture: helpers/fixtures.ts), instead of a fresh one; closed with the server. */
+  store?: TestStore;
 }
 
 /** The public prefix of a key: cl_user_<prefix>_<secret>. */
 export const keyPrefixOf = (key: string) => key.split('_')[2]!;
 
 export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): Promise<TestApi> {
-  const store = await freshStore(kind, { ...(opts.poolSize ? { poolSize: opts.poolSize } : {}), ...(opts.replica ? { replica: opts.replica } : {}) });
+  if (opts.store && opts.store.kind !== kind) throw new Error(`startTestApi(${kind}) given a ${opts.store.kind} store`);
+  const store = opts.store ?? (await freshStore(kind, { ...(opts.poolSize ? { poolSize: opts.poolSize } : {}), ...(opts.replica ? { replica: opts.replica } : {}) }));
   const clock = new ManualClock(opts.now ?? '2026-11-23T09:00:00Z');
   const config = loadConfig({
     CASHLINE_LOG_LEVEL: opts.captureLogs ? 'info' : 'silent',

@@ -22,9 +22,17 @@ export function toDay(date: string): number {
   return n;
 }
 
-/** Day number -> 'YYYY-MM-DD'. */
+const dateCache = new Map<number, string>();
+
+/** Day number -> 'YYYY-MM-DD' (memoised like toDay). */
 export function fromDay(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  let s = dateCache.get(day);
+  if (s === undefined) {
+    s = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    if (dateCache.size > 200_000) dateCache.clear();
+    dateCache.set(day, s);
+  }
+  return s;
 }
 
 /** ISO weekday, Monday 1 ... Sunday 7. */

@@ -177,12 +177,13 @@ function drawReceivables(p: PreparedForecast, open: readonly PItem[], shift: num
     const due = it.due ?? it.issue ?? p.asOf;
     const probs = paymentProbabilities(customerDist(p, it.src.contactId), due, p.asOf, shift, p.starts, p.ends);
     const cum = new Float64Array(WEEKS);
+    const key = `customer:${it.src.contactId ?? ''}`;
     let c = 0;
     for (let k = 0; k < WEEKS; k++) {
       c += probs[k]!;
       cum[k] = c;
       // Paid by the end of week k or not: a Bernoulli of probability cum[k].
-      addVariance(d, k, `customer:${it.src.contactId ?? ''}`, (amount * d.inF) ** 2 * c * (1 - c));
+      addVariance(d, k, key, (amount * d.inF) ** 2 * c * (1 - c));
     }
     if (c <= 0) continue;
     for (let s = 0; s < d.n; s++) {
@@ -318,6 +319,7 @@ function drawSeries(p: PreparedForecast, shift: number, d: Draws): void {
     if (d.excluded.has(dp.id)) continue;
     const perWeek = dailyPerWeek(p, dp, shift);
     const unit = dp.unit > 0 ? dp.unit : 0;
+    const key = `series:${dp.id}`;
     for (let k = 0; k < WEEKS; k++) {
       const e = perWeek[k]!;
       if (!(e > 0)) continue;
@@ -328,7 +330,8 @@ function drawSeries(p: PreparedForecast, shift: number, d: Draws): void {
       }
       const mean = e / unit;
       const scale = unit * (dp.inflow ? d.inF : d.outF);
-      for (let j = k; j < WEEKS; j++) addVariance(d, j, `series:${dp.id}`, mean * scale ** 2 * (1 + (dp.unitSpread ?? 0) ** 2));
+      const v2 = mean * scale ** 2 * (1 + (dp.unitSpread ?? 0) ** 2);
+      for (let j = k; j < WEEKS; j++) addVariance(d, j, key, v2);
       // The future's level of sales (customers' purchases) or of spending (bills' and spending series) scales what it brings.
       const level = dp.customer ? d.level : dp.inflow ? null : d.spendLevel;
       // c events of varying size: their sum's spread is the events' over the square root of c (lognormal, mean kept).
