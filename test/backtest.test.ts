@@ -188,30 +188,6 @@ describe.each(BACKENDS)('backtest on a synthetic ledger with known payment habit
   });
 });
 
-describe.each(BACKENDS)('backtest on the demo business, never tuned on (%s)', (kind) => {
-  let store: TestStore;
-  const now = new Date('2026-11-23T09:00:00Z');
-  // The demo's main organisation, Harbour & Vine Supplies: the books `npm start` imports (generateDemo's defaults), from
-  // the run's copy of the demo (helpers/fixtures.ts) rather than generated and imported again here.
-  const orgId = DEMO_ORGS[0].id;
-  beforeAll(async () => {
-    ({ store } = await storeWith(kind, demoFixture(now)));
-  }, 300_000);
-  afterAll(async () => {
-    await store?.close();
-  });
-
-  it('reports every method; the goal: receipts WAPE at least 30% below due_date and below median_delay', async () => {
-    const r = await runBacktest(store.db, orgId, { from: '2024-06-03', to: '2026-08-17', everyDays: 28, now });
-    checkShape(r, 29);
-    console.log(summary(`demo (${kind})`, r));
-    console.log(bandSummary(`demo (${kind})`, r));
-    // The issue's goal, on data the engine was not tuned on.
-    expect(r.methods.cashline.receipts.wape).toBeLessThanOrEqual(0.7 * r.methods.due_date.receipts.wape);
-    expect(r.methods.cashline.receipts.wape).toBeLessThan(r.methods.median_delay.receipts.wape);
-  }, 120_000);
-});
-
 // The Online Retail set is large (541,909 rows): imported once, on PostgreSQL (the figures are the same on both engines).
 describe('backtest on the Online Retail data, never tuned on (postgres)', () => {
   let store: TestStore;
@@ -239,4 +215,30 @@ describe('backtest on the Online Retail data, never tuned on (postgres)', () => 
     expect(r.methods.cashline.receipts.wape).toBeLessThanOrEqual(0.7 * r.methods.due_date.receipts.wape);
     expect(r.methods.cashline.receipts.wape).toBeLessThan(r.methods.median_delay.receipts.wape);
   }, 180_000);
+});
+
+// Last in the file: the demo's copy is set up once per run, by the first file that asks (helpers/fixtures.ts); asked for
+// late here, it is more often ready by then.
+describe.each(BACKENDS)('backtest on the demo business, never tuned on (%s)', (kind) => {
+  let store: TestStore;
+  const now = new Date('2026-11-23T09:00:00Z');
+  // The demo's main organisation, Harbour & Vine Supplies: the books `npm start` imports (generateDemo's defaults), from
+  // the run's copy of the demo (helpers/fixtures.ts) rather than generated and imported again here.
+  const orgId = DEMO_ORGS[0].id;
+  beforeAll(async () => {
+    ({ store } = await storeWith(kind, demoFixture(now)));
+  }, 300_000);
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('reports every method; the goal: receipts WAPE at least 30% below due_date and below median_delay', async () => {
+    const r = await runBacktest(store.db, orgId, { from: '2024-06-03', to: '2026-08-17', everyDays: 28, now });
+    checkShape(r, 29);
+    console.log(summary(`demo (${kind})`, r));
+    console.log(bandSummary(`demo (${kind})`, r));
+    // The issue's goal, on data the engine was not tuned on.
+    expect(r.methods.cashline.receipts.wape).toBeLessThanOrEqual(0.7 * r.methods.due_date.receipts.wape);
+    expect(r.methods.cashline.receipts.wape).toBeLessThan(r.methods.median_delay.receipts.wape);
+  }, 120_000);
 });
