@@ -10,6 +10,7 @@
  * never tuned on: their figures are printed and only checked to beat the
  * due-date baseline (docs/forecast.md#backtest reports them).
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, freshStore, type TestStore } from './helpers/store.js';
 import { createOrg } from '../src/store/tenancy.js';
 import { insertSynthetic, syntheticLedger, type SyntheticLedger } from '../src/backtest/synthetic.js';
-import { backtestLedger, runBacktest, type BacktestResult } from '../src/backtest/index.js';
+import { backtestLedger, runBacktest, type BacktestOptions, type BacktestResult } from '../src/backtest/index.js';
 import { indexLedger, inputAt } from '../src/backtest/replay.js';
 import { orgMeta } from '../src/store/queries/organisation.js';
 import { loadRawLedger, type RawLedger } from '../src/store/queries/raw-ledger.js';
@@ -26,9 +27,12 @@ import { projectForecast } from '../src/domain/forecast/project.js';
 import { median } from '../src/domain/forecast/behaviour.js';
 import { isCanonical, dec } from '../src/domain/money.js';
 import { toDay } from '../src/domain/forecast/days.js';
-import { generateDemo, writeXeroFiles } from '../src/demo/generate.js';
+import { writeXeroFiles } from '../src/demo/generate.js';
 import { convertOnlineRetail } from '../src/demo/online-retail.js';
 import { importDirectory } from '../src/ledger/import.js';
+import { storeWith } from './helpers/fixtures.js';
+import { demoFixture } from './helpers/demo-books.js';
+import { DEMO_ORGS } from '../src/server/demo.js';
 
 const SYNTH_AS_OF = '2026-06-30';
 const SYNTH_NOW = new Date('2026-06-30T12:00:00Z');
@@ -57,6 +61,21 @@ const bandSummary = (name: string, r: BacktestResult) => {
     `closing coverage by week ${c.byHorizon.closing.map((h) => h.coverage80).join(' ')}; shortfall Brier ${r.shortfall.brier} (climatology ${r.shortfall.brierClimatology})`
   );
 };
+
+/**
+ * backtestLedger is pure: the same raw ledger gives the same result. Each
+ * backend's describe loads its own raw ledger; one equal to a ledger already
+ * replayed here (the same bytes: both backends read the same books alike) is
+ * not replayed again, so the second backend is checked on the figures of the
+ * ledger it loaded without computing them twice.
+ */
+const replayed = new Map<string, BacktestResult>();
+function backtestOnce(raw: RawLedger, opts: BacktestOptions & { today: string }): BacktestResult {
+  const key = createHash('sha256').update(JSON.stringify([raw, opts])).digest('hex');
+  let r = replayed.get(key);
+  if (!r) replayed.set(key, (r = backtestLedger(raw, opts)));
+  return r;
+}
 
 const summary = (name: string, r: BacktestResult) =>
   `${name}: ${r.cutoffs} cut-offs; receipts WAPE cashline ${r.methods.cashline.receipts.wape} / due_date ${r.methods.due_date.receipts.wape} / median_delay ${r.methods.median_delay.receipts.wape}` +
@@ -140,7 +159,7 @@ describe.each(BACKENDS)('backtest on a synthetic ledger with known payment habit
   });
 
   it('issue 17 goals, weekly cut-offs over 21 months: coverage80 0.75-0.85 per figure and 0.70-0.90 per week; receipts pinball at most 0.85 of the best baseline; open receivables WAPE at most 0.6 of due_date and 0.8 of median_delay; the shortfall probability beats the base rate', () => {
-    const r = backtestLedger(raw, { from: '2024-07-01', to: '2026-03-30', everyDays: 7, today: SYNTH_AS_OF, diagnostics: true });
+    const r = backtestOnce(raw, { from: '2024-07-01', to: '2026-03-30', everyDays: 7, today: SYNTH_AS_OF, diagnostics: true });
     console.log(bandSummary(`synthetic seed 4 weekly (${kind})`, r));
     const c = r.methods.cashline;
     for (const figure of ['receipts', 'payments', 'closing'] as const) {
@@ -160,41 +179,13 @@ describe.each(BACKENDS)('backtest on a synthetic ledger with known payment habit
   });
 
   it('cut-offs whose 13 weeks run past the data are skipped; the diagnostics split (open receivables alone) is opt-in', () => {
-    const r = backtestLedger(raw, { from: '2026-01-05', to: '2026-06-29', everyDays: 7, today: SYNTH_AS_OF, diagnostics: true });
+    const r = backtestOnce(raw, { from: '2026-01-05', to: '2026-06-29', everyDays: 7, today: SYNTH_AS_OF, diagnostics: true });
     // the last cut-off whose 13 weeks end by 30 June 2026: Monday 30 March (weeks to 28 June)
     expect(r.cutoffs).toBe(13);
     expect(r.diagnostics!.openReceivables.cashline.wape).toBeLessThan(r.diagnostics!.openReceivables.due_date.wape);
     expect(() => backtestLedger(raw, { from: '2026-01-05', to: '2025-01-01', everyDays: 7, today: SYNTH_AS_OF })).toThrow('to is before from');
     expect(() => backtestLedger(raw, { from: '2026-01-05', to: '2026-02-01', everyDays: 0, today: SYNTH_AS_OF })).toThrow('everyDays');
   });
-});
-
-describe.each(BACKENDS)('backtest on the demo business, never tuned on (%s)', (kind) => {
-  let store: TestStore;
-  let dir: string;
-  let orgId: string;
-  const now = new Date('2026-11-23T09:00:00Z');
-  beforeAll(async () => {
-    store = await freshStore(kind);
-    dir = mkdtempSync(join(tmpdir(), 'cashline-backtest-demo-'));
-    writeXeroFiles(dir, generateDemo({ asOf: now }).files);
-    orgId = (await createOrg(store.db, { id: '00000000-0000-4000-8000-0000000b0de0', name: 'Demo', now })).orgId;
-    await importDirectory(store.db, orgId, dir, { now });
-  }, 180_000);
-  afterAll(async () => {
-    await store?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('reports every method; the goal: receipts WAPE at least 30% below due_date and below median_delay', async () => {
-    const r = await runBacktest(store.db, orgId, { from: '2024-06-03', to: '2026-08-17', everyDays: 28, now });
-    checkShape(r, 29);
-    console.log(summary(`demo (${kind})`, r));
-    console.log(bandSummary(`demo (${kind})`, r));
-    // The issue's goal, on data the engine was not tuned on.
-    expect(r.methods.cashline.receipts.wape).toBeLessThanOrEqual(0.7 * r.methods.due_date.receipts.wape);
-    expect(r.methods.cashline.receipts.wape).toBeLessThan(r.methods.median_delay.receipts.wape);
-  }, 120_000);
 });
 
 // The Online Retail set is large (541,909 rows): imported once, on PostgreSQL (the figures are the same on both engines).
@@ -224,4 +215,30 @@ describe('backtest on the Online Retail data, never tuned on (postgres)', () => 
     expect(r.methods.cashline.receipts.wape).toBeLessThanOrEqual(0.7 * r.methods.due_date.receipts.wape);
     expect(r.methods.cashline.receipts.wape).toBeLessThan(r.methods.median_delay.receipts.wape);
   }, 180_000);
+});
+
+// Last in the file: the demo's copy is set up once per run, by the first file that asks (helpers/fixtures.ts); asked for
+// late here, it is more often ready by then.
+describe.each(BACKENDS)('backtest on the demo business, never tuned on (%s)', (kind) => {
+  let store: TestStore;
+  const now = new Date('2026-11-23T09:00:00Z');
+  // The demo's main organisation, Harbour & Vine Supplies: the books `npm start` imports (generateDemo's defaults), from
+  // the run's copy of the demo (helpers/fixtures.ts) rather than generated and imported again here.
+  const orgId = DEMO_ORGS[0].id;
+  beforeAll(async () => {
+    ({ store } = await storeWith(kind, demoFixture(now)));
+  }, 300_000);
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('reports every method; the goal: receipts WAPE at least 30% below due_date and below median_delay', async () => {
+    const r = await runBacktest(store.db, orgId, { from: '2024-06-03', to: '2026-08-17', everyDays: 28, now });
+    checkShape(r, 29);
+    console.log(summary(`demo (${kind})`, r));
+    console.log(bandSummary(`demo (${kind})`, r));
+    // The issue's goal, on data the engine was not tuned on.
+    expect(r.methods.cashline.receipts.wape).toBeLessThanOrEqual(0.7 * r.methods.due_date.receipts.wape);
+    expect(r.methods.cashline.receipts.wape).toBeLessThan(r.methods.median_delay.receipts.wape);
+  }, 120_000);
 });

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApi, type TestApi, type TestApiOptions } from './http.js';
-import { storeWith } from './fixtures.js';
+import { type Fixture, storeWith } from './fixtures.js';
 import { generateDemo, writeXeroFiles } from '../../src/demo/generate.js';
 import { importDirectory } from '../../src/ledger/import.js';
 import { setContactSensitive } from '../../src/store/tenancy.js';
@@ -37,9 +37,14 @@ export async function orgWithDemoBooks(api: TestApi, opts: { name: string; now: 
 
 const quiet = Object.assign(() => {}, { done: () => {} });
 
-/** A test API (clock at `now`) over a store holding the demo as `setupDemo(db, now)` leaves it, and what setupDemo returned (the demo keys). */
+/** The demo as `setupDemo(db, now)` leaves it, and what setupDemo returned (the demo keys): a fixture of the run (helpers/fixtures.ts). */
+export const demoFixture = (now: Date): Fixture<DemoSetup> => ({
+  name: `demo_${now.toISOString().replace(/\D/g, '').slice(0, 14)}`,
+  build: (s) => setupDemo(s.db, now, quiet),
+});
+
+/** A test API (clock at `now`) over a copy of the demo fixture, and what setupDemo returned (the demo keys). */
 export async function startDemoApi(kind: StoreKind, now: Date, opts: Omit<TestApiOptions, 'store' | 'now'> = {}): Promise<{ api: TestApi; demo: DemoSetup }> {
-  const name = `demo_${now.toISOString().replace(/\D/g, '').slice(0, 14)}`;
-  const { store, value: demo } = await storeWith(kind, { name, build: (s) => setupDemo(s.db, now, quiet) });
+  const { store, value: demo } = await storeWith(kind, demoFixture(now));
   return { api: await startTestApi(kind, { ...opts, now: now.toISOString(), store }), demo };
 }

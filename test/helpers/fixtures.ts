@@ -18,7 +18,9 @@
  * (setupDemo is: seeded generators, the given `now`). The run's folder and
  * schemas are removed by global-setup's teardown.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -147,6 +149,29 @@ async function copySchema(from: string, to: string): Promise<void> {
     } catch (err) {
       await c.query('rollback');
       throw err;
+    }
+  });
+}
+
+/** This machine, in the names of its runs' schemas (the test database may serve several machines). */
+const host = createHash('sha256').update(hostname()).digest('hex').slice(0, 6);
+
+/** The fixtures of this run (global-setup, once per run): its folder, and its schemas named after the machine and the run's process. */
+export const fixtureRun = (dir: string): FixtureRun => ({ dir, schemaPrefix: `fx_${host}_${process.pid}_` });
+
+/** The fixture schemas this machine's runs left behind when they were killed before their teardown (their process is gone). */
+export async function removeFixturesOfDeadRuns(): Promise<void> {
+  await withAdmin(async (c) => {
+    const schemas = await c.query<{ s: string }>(`select nspname as s from pg_namespace where starts_with(nspname, $1)`, [`fx_${host}_`]);
+    for (const { s } of schemas.rows) {
+      const pid = Number(s.split('_')[2]);
+      try {
+        process.kill(pid, 0);
+        continue; // a run still going
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') continue;
+      }
+      await c.query(`drop schema if exists "${s}" cascade`);
     }
   });
 }

@@ -13,7 +13,7 @@ import type { TestProject } from 'vitest/node';
 import { openStore } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { PG_TEST_URL, SNAPSHOT_PATH } from './env.js';
-import { type FixtureRun, removeFixtures } from './fixtures.js';
+import { fixtureRun, removeFixtures, removeFixturesOfDeadRuns } from './fixtures.js';
 
 export default async function setup(project: TestProject) {
   const client = new pg.Client({ connectionString: PG_TEST_URL, connectionTimeoutMillis: 3000 });
@@ -35,14 +35,15 @@ export default async function setup(project: TestProject) {
   mkdirSync(join(SNAPSHOT_PATH, '..'), { recursive: true });
   writeFileSync(SNAPSHOT_PATH, Buffer.from(await dump.arrayBuffer()));
   project.provide('snapshotPath', SNAPSHOT_PATH);
-  const fixtureRun: FixtureRun = { dir: join(SNAPSHOT_PATH, '..', 'fixtures'), schemaPrefix: `fx_${process.pid}_` };
-  project.provide('fixtureRun', fixtureRun);
-  return () => removeFixtures(fixtureRun);
+  const run = fixtureRun(join(SNAPSHOT_PATH, '..', 'fixtures'));
+  await removeFixturesOfDeadRuns();
+  project.provide('fixtureRun', run);
+  return () => removeFixtures(run);
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     snapshotPath: string;
-    fixtureRun: FixtureRun;
+    fixtureRun: import('./fixtures.js').FixtureRun;
   }
 }
