@@ -66,21 +66,23 @@ end
 local function push(out, t)
   for i = 1, #t do out[#out + 1] = t[i] end
 end
+-- Trims the window, adds the call when it holds fewer than limit: 1 admitted, 0 refused (not recorded).
+local function admit(key, width, limit, member)
+  trim(key, width)
+  if redis.call('ZCARD', key) < limit then
+    redis.call('ZADD', key, now, member)
+    redis.call('PEXPIRE', key, width)
+    return 1
+  end
+  return 0
+end
 `;
 
 // KEYS[1] bucket; ARGV: now (ms, '' = server time), window ms, limit, member.
 // Returns {now, admitted (0/1), summary of the window after the call...}.
 const ADMIT = `${LUA_PRELUDE}
-local width = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
-trim(KEYS[1], width)
-local admitted = 0
-if redis.call('ZCARD', KEYS[1]) < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[4])
-  admitted = 1
-end
-redis.call('PEXPIRE', KEYS[1], width)
-local out = {now, admitted}
+local out = {now, admit(KEYS[1], tonumber(ARGV[2]), limit, ARGV[4])}
 push(out, summary(KEYS[1], limit))
 return out
 `;
@@ -100,15 +102,8 @@ return out
 // Returns {now, burst admitted, burst summary (4), credit admitted (-1: not asked), credit summary (4), daily used (-1: not asked)};
 // each summary of the window after the call.
 const ADMIT_ALL = `${LUA_PRELUDE}
-local bwidth = tonumber(ARGV[2])
 local blimit = tonumber(ARGV[3])
-trim(KEYS[1], bwidth)
-local badmitted = 0
-if redis.call('ZCARD', KEYS[1]) < blimit then
-  redis.call('ZADD', KEYS[1], now, ARGV[4])
-  badmitted = 1
-end
-redis.call('PEXPIRE', KEYS[1], bwidth)
+local badmitted = admit(KEYS[1], tonumber(ARGV[2]), blimit, ARGV[4])
 local out = {now, badmitted}
 push(out, summary(KEYS[1], blimit))
 if badmitted == 0 or ARGV[5] == '' then
@@ -117,15 +112,11 @@ if badmitted == 0 or ARGV[5] == '' then
 end
 local cwidth = tonumber(ARGV[6])
 local climit = tonumber(ARGV[7])
-trim(KEYS[2], cwidth)
 local cadmitted = 1
 if ARGV[5] == 'reserve' then
-  if redis.call('ZCARD', KEYS[2]) < climit then
-    redis.call('ZADD', KEYS[2], now, ARGV[8])
-    redis.call('PEXPIRE', KEYS[2], cwidth)
-  else
-    cadmitted = 0
-  end
+  cadmitted = admit(KEYS[2], cwidth, climit, ARGV[8])
+else
+  trim(KEYS[2], cwidth)
 end
 out[#out + 1] = cadmitted
 push(out, summary(KEYS[2], climit))

@@ -2,15 +2,16 @@
 -- burst, credits, usage and the legacy daily bucket in one round trip).
 -- KEEP THIS FILE when regenerating 0000_init.
 --
--- cashline_admit counts the request against its key's burst bucket exactly as
--- cashline_hit_burst does; only when the burst admits it and a billing account
--- is behind it (p_ba not null), it then reserves a credit exactly as
--- cashline_reserve_credit does (p_credit = 'reserve') or reads the window
+-- cashline_admit counts the request against its key's burst bucket (by
+-- calling cashline_hit_burst); only when the burst admits it and a billing
+-- account is behind it (p_ba not null), it then reserves a credit (by calling
+-- cashline_reserve_credit, p_credit = 'reserve') or reads the window
 -- ('read'), and counts the call in the organisation's daily bucket
 -- (p_daily = 'count', only when the credit was admitted or only read) or reads
 -- it ('read'). Each bucket is taken under its own transaction-scoped advisory
--- lock, burst first, then credit (one order everywhere: no deadlock); the
--- statement's implicit transaction holds them until every row is written.
+-- lock (inside those functions), burst first, then credit (one order
+-- everywhere: no deadlock); the statement's implicit transaction holds them
+-- until every row is written.
 -- Concurrent admissions can never admit more than a limit
 -- (test/limits-backends.test.ts on PostgreSQL).
 CREATE FUNCTION cashline_admit(
@@ -25,14 +26,9 @@ RETURNS TABLE (
 )
 LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
-  PERFORM pg_advisory_xact_lock(hashtext('burst:' || p_key || ':' || p_route));
-  DELETE FROM burst_events e WHERE e.key_id = p_key AND e.route = p_route AND e.at <= p_burst_since;
-  SELECT count(*)::integer, min(e.at), max(e.at) INTO b_n, b_oldest, b_newest
-    FROM burst_events e WHERE e.key_id = p_key AND e.route = p_route AND e.at > p_burst_since;
-  b_inserted := NULL;
-  IF b_n < p_burst_limit THEN
-    INSERT INTO burst_events (key_id, route, at) VALUES (p_key, p_route, p_now) RETURNING id INTO b_inserted;
-  END IF;
+  -- The burst bucket exactly as cashline_hit_burst admits (migration 0002).
+  SELECT h.n, h.oldest, h.newest, h.inserted INTO b_n, b_oldest, b_newest, b_inserted
+    FROM cashline_hit_burst(p_key, p_route, p_now, p_burst_since, p_burst_limit) h;
   c_inserted := NULL;
   c_freeing := NULL;
   c_admitted := NULL;
@@ -43,18 +39,16 @@ BEGIN
   END IF;
 
   IF p_credit = 'reserve' THEN
-    PERFORM pg_advisory_xact_lock(hashtext('credit:' || p_ba || ':' || p_user));
-    DELETE FROM credit_events e WHERE e.billing_account_id = p_ba AND e.user_id = p_user AND e.at <= p_credit_since;
-  END IF;
-  SELECT count(*)::integer, min(e.at), max(e.at) INTO c_n, c_oldest, c_newest
-    FROM credit_events e WHERE e.billing_account_id = p_ba AND e.user_id = p_user AND e.at > p_credit_since;
-  IF p_credit = 'reserve' AND c_n < p_credit_limit THEN
-    INSERT INTO credit_events (org_id, billing_account_id, user_id, at) VALUES (p_org, p_ba, p_user, p_now) RETURNING id INTO c_inserted;
-    c_admitted := true;
+    -- The credit exactly as cashline_reserve_credit reserves it (migration 0002).
+    SELECT r.n, r.oldest, r.newest, r.freeing, r.inserted INTO c_n, c_oldest, c_newest, c_freeing, c_inserted
+      FROM cashline_reserve_credit(p_org, p_ba, p_user, p_now, p_credit_since, p_credit_limit) r;
+    c_admitted := c_inserted IS NOT NULL;
   ELSE
-    c_admitted := p_credit <> 'reserve';
-    IF c_n > p_credit_limit OR (p_credit = 'reserve' AND c_n >= p_credit_limit) THEN
-      -- The call whose ageing out frees the next credit: the (n - limit + 1)-th oldest.
+    -- Only read: the window, and the call whose ageing out frees the next credit when it is over the limit.
+    SELECT count(*)::integer, min(e.at), max(e.at) INTO c_n, c_oldest, c_newest
+      FROM credit_events e WHERE e.billing_account_id = p_ba AND e.user_id = p_user AND e.at > p_credit_since;
+    c_admitted := true;
+    IF c_n > p_credit_limit THEN
       SELECT e.at INTO c_freeing FROM credit_events e
         WHERE e.billing_account_id = p_ba AND e.user_id = p_user AND e.at > p_credit_since
         ORDER BY e.at ASC, e.id ASC OFFSET (c_n - p_credit_limit) LIMIT 1;
