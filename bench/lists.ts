@@ -25,7 +25,7 @@
  * counted in it); its memory is sampled every 50 ms.
  */
 import { NO_LIMITS } from './no-limits.js';
-import { fork, type ChildProcess } from 'node:child_process';
+import { forkServer, type ServerChild } from './child.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
@@ -125,40 +125,27 @@ if (role) {
 // Parent: the scenarios
 // ---------------------------------------------------------------------------
 
-interface Child {
-  url: string;
-  proc: ChildProcess;
+interface Child extends ServerChild {
   peakRss: number;
   resetPeak(): void;
-  stop(): Promise<void>;
 }
 
 async function start(kind: 'real' | 'floor'): Promise<Child> {
-  const proc = fork(new URL(import.meta.url).pathname, ['--serve', kind], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-  const child: Child = {
-    url: '',
-    proc,
-    peakRss: 0,
-    resetPeak() {
-      this.peakRss = 0;
+  let peak = 0;
+  const server = await forkServer(new URL(import.meta.url).pathname, ['--serve', kind], {
+    onMessage: (m) => {
+      if (typeof m.rss === 'number') peak = Math.max(peak, m.rss);
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        proc.once('exit', () => resolve());
-        proc.send('stop');
-      }),
-  };
-  await new Promise<void>((resolve, reject) => {
-    proc.on('message', (m: { ready?: string; rss?: number }) => {
-      if (m.ready) {
-        child.url = m.ready;
-        resolve();
-      }
-      if (m.rss) child.peakRss = Math.max(child.peakRss, m.rss);
-    });
-    proc.once('exit', (code) => reject(new Error(`${kind} server exited (${code})`)));
   });
-  return child;
+  return {
+    ...server,
+    get peakRss() {
+      return peak;
+    },
+    resetPeak() {
+      peak = 0;
+    },
+  };
 }
 
 interface Figures {

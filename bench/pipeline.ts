@@ -24,7 +24,8 @@
  * (rps: the mean over the rounds; p99Ms: the median of the rounds' p99).
  * Progress and the per-round figures go to stderr.
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { forkServer, type ServerChild } from './child.js';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -102,29 +103,8 @@ if (argv[0] === '--serve') {
 // Parent
 // ---------------------------------------------------------------------------
 
-interface Child {
-  url: string;
-  proc: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function start(script: string, args: string[]): Promise<Child> {
-  const proc = fork(script, args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.on('message', (m: { ready?: string }) => m.ready && resolve(m.ready));
-    proc.once('exit', (code) => reject(new Error(`${args.join(' ')}: exited (${code})`)));
-  });
-  return {
-    url,
-    proc,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        proc.removeAllListeners('exit');
-        proc.once('exit', () => resolve());
-        proc.send('stop');
-      }),
-  };
-}
+type Child = ServerChild;
+const start = (script: string, args: string[]) => forkServer(script, args, { quiet: true });
 
 /** Builds commit OLD_COMMIT into the temporary folder once (git archive + tsc), with this checkout's node_modules. */
 function buildOld(): void {
