@@ -26,16 +26,36 @@ export interface AuditEntry {
   durationMs: number;
 }
 
-/** Writes audit rows in one statement. */
+/**
+ * Writes audit rows in one statement with one parameter (the rows as a JSON
+ * array, expanded by jsonb_to_recordset, in order): a batch of any size costs
+ * one small statement to build and to plan, never a parameter per value.
+ */
 export async function writeAuditRows(db: Db, entries: readonly AuditEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  const values = entries.map(
-    (e) =>
-      sql`(${e.orgId}, ${e.at}, ${e.keyId}, ${e.keyPrefix}, ${e.userId}, ${e.partnerId}, ${e.method}, ${e.route}, ${e.status}, ${e.tool}, ${e.requestId}, ${e.durationMs})`,
+  const json = JSON.stringify(
+    entries.map((e) => ({
+      org_id: e.orgId,
+      at: e.at.toISOString(),
+      key_id: e.keyId,
+      key_prefix: e.keyPrefix,
+      user_id: e.userId,
+      partner_id: e.partnerId,
+      method: e.method,
+      route: e.route,
+      status: e.status,
+      tool: e.tool,
+      request_id: e.requestId,
+      duration_ms: e.durationMs,
+    })),
   );
   await db.execute(
     sql`insert into audit_log (org_id, at, key_id, key_prefix, user_id, partner_id, method, route, status, tool, request_id, duration_ms)
-        values ${sql.join(values, sql`, `)}`,
+        select r.org_id, r.at, r.key_id, r.key_prefix, r.user_id, r.partner_id, r.method, r.route, r.status, r.tool, r.request_id, r.duration_ms
+        from rows from (jsonb_to_recordset(${json}::jsonb) as (org_id text, at timestamptz, key_id text, key_prefix text, user_id text,
+          partner_id text, method text, route text, status integer, tool text, request_id text, duration_ms integer))
+          with ordinality as r(org_id, at, key_id, key_prefix, user_id, partner_id, method, route, status, tool, request_id, duration_ms, n)
+        order by r.n`,
   );
 }
 
