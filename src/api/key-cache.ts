@@ -15,58 +15,23 @@
  */
 import { keyByPrefix } from '../store/queries/auth.js';
 import type { Db } from '../store/db.js';
+import { ReadThroughCache } from './read-through-cache.js';
 
-type Found = NonNullable<Awaited<ReturnType<typeof keyByPrefix>>>;
+type Found = Awaited<ReturnType<typeof keyByPrefix>>;
 
-/** At most this many keys are kept (the oldest out first). */
-const MAX_KEYS = 10_000;
-
-export class KeyCache {
-  private readonly entries = new Map<string, { found: Found; until: number }>();
-  /** Bumped by every drop and clear: a look-up that began before one does not keep what it read (it may predate the revocation). */
-  private generation = 0;
-  hits = 0;
-  misses = 0;
-
-  constructor(private readonly ttlMs: number, private readonly now: () => number = () => performance.now()) {}
-
-  /** The key of this prefix (cached or read), or undefined. */
-  async lookup(db: Db, prefix: string): Promise<Found | undefined> {
-    if (this.ttlMs <= 0) return keyByPrefix(db, prefix);
-    const e = this.entries.get(prefix);
-    if (e && e.until > this.now()) {
-      this.hits++;
-      return e.found;
-    }
-    this.misses++;
-    const started = this.generation;
-    const found = await keyByPrefix(db, prefix);
-    if (found && found.key.revokedAt === null && started === this.generation) {
-      this.entries.delete(prefix);
-      this.entries.set(prefix, { found, until: this.now() + this.ttlMs });
-      if (this.entries.size > MAX_KEYS) this.entries.delete(this.entries.keys().next().value!);
-    } else this.entries.delete(prefix);
-    return found;
-  }
-
-  /** A key was revoked. */
-  drop(prefix: string): void {
-    this.generation++;
-    this.entries.delete(prefix);
+export class KeyCache extends ReadThroughCache<Found> {
+  /** The key of this prefix (cached or read), or undefined; only keys that exist and are not revoked are kept. */
+  lookup(db: Db, prefix: string): Promise<Found> {
+    return this.through(prefix, () => keyByPrefix(db, prefix), (found) => found !== undefined && found.key.revokedAt === null);
   }
 
   /** Revocations may have been missed (the channel was lost): forget every key. */
   clear(): void {
-    this.generation++;
-    this.entries.clear();
+    this.drop(null);
   }
 
   /** The prefixes of the keys kept (the revocations' poll asks about these). */
   prefixes(): IterableIterator<string> {
-    return this.entries.keys();
-  }
-
-  get size(): number {
-    return this.entries.size;
+    return this.keys();
   }
 }

@@ -12,51 +12,11 @@
  */
 import type { Db } from '../store/db.js';
 import { ledgerHealth } from '../store/queries/connections.js';
+import { ReadThroughCache } from './read-through-cache.js';
 
-type Health = Awaited<ReturnType<typeof ledgerHealth>>;
-
-/** At most this many organisations are kept (the oldest out first). */
-const MAX_ORGS = 10_000;
-
-export class LedgerHealthCache {
-  private readonly entries = new Map<string, { health: Health; until: number }>();
-  /** Bumped by every drop and clear: a read that began before one does not keep what it read (it may predate the change). */
-  private generation = 0;
-  hits = 0;
-  misses = 0;
-
-  constructor(
-    private readonly ttlMs: number,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
-
-  /** The organisation's connection health (null without a connection), cached or read. */
-  async lookup(db: Db, orgId: string): Promise<Health> {
-    if (this.ttlMs <= 0) return ledgerHealth(db, orgId);
-    const e = this.entries.get(orgId);
-    if (e && e.until > this.now()) {
-      this.hits++;
-      return e.health;
-    }
-    this.misses++;
-    const started = this.generation;
-    const health = await ledgerHealth(db, orgId);
-    if (started === this.generation) {
-      this.entries.delete(orgId);
-      this.entries.set(orgId, { health, until: this.now() + this.ttlMs });
-      if (this.entries.size > MAX_ORGS) this.entries.delete(this.entries.keys().next().value!);
-    }
-    return health;
-  }
-
-  /** The organisation's connection changed (null: any may have). */
-  drop(orgId: string | null): void {
-    this.generation++;
-    if (orgId === null) this.entries.clear();
-    else this.entries.delete(orgId);
-  }
-
-  get size(): number {
-    return this.entries.size;
+export class LedgerHealthCache extends ReadThroughCache<Awaited<ReturnType<typeof ledgerHealth>>> {
+  /** The organisation's connection health (null without a connection), cached or read; drop(orgId) on a change, drop(null) when any may have changed. */
+  lookup(db: Db, orgId: string) {
+    return this.through(orgId, () => ledgerHealth(db, orgId));
   }
 }
