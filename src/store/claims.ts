@@ -18,6 +18,7 @@ import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { sql } from 'drizzle-orm';
 import { type Db, rows } from './db.js';
+import { processAlive } from './embedded-lock.js';
 
 export const DEFAULT_LEASE_MS = 10 * 60_000;
 
@@ -106,15 +107,6 @@ const LEASE_HOST = (() => {
   }
 })();
 
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function takeLease(db: Db, name: string, owner: string, ttlMs: number, staleOwner: string | null): Promise<boolean> {
   const got = await rows<{ owner: string }>(
     db,
@@ -134,7 +126,7 @@ async function acquireLease(db: Db, name: string, owner: string, ttlMs: number):
   if (!LEASE_HOST) return false;
   const [holder] = await rows<{ owner: string; host: string; pid: number }>(db, sql`select owner, host, pid from leases where name = ${name}`);
   if (!holder) return takeLease(db, name, owner, ttlMs, null); // released in between
-  if (holder.host !== LEASE_HOST || holder.pid === process.pid || running(holder.pid)) return false;
+  if (holder.host !== LEASE_HOST || holder.pid === process.pid || processAlive(holder.pid)) return false;
   return takeLease(db, name, owner, ttlMs, holder.owner);
 }
 

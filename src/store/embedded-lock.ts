@@ -33,7 +33,7 @@ export function lockEmbeddedStore(dataDir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(readFileSync(path, 'utf8').trim());
-      if (holder && holder !== process.pid && isAlive(holder)) {
+      if (holder && holder !== process.pid && processAlive(holder)) {
         throw new StoreLockedError(
           `the embedded store at ${dir} is in use by process ${holder} (a running server?); ` +
             `stop it first, or point DATABASE_URL at a PostgreSQL server to share one store`,
@@ -45,7 +45,8 @@ export function lockEmbeddedStore(dataDir: string): () => void {
   throw new StoreLockedError(`could not lock the embedded store at ${dir}`);
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process of this host with that PID exists (one we may not signal exists too). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
