@@ -106,13 +106,11 @@ export const admit: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   c.set('usage', a.usage);
   c.set('dailyUsed', a.dailyUsed);
-  c.set('credit', a.credit?.allowed ? { subject: subject!, reservation: a.credit.reservation } : null);
   if (a.usage) addCreditRateLimit(c, a.usage, now);
 
   await next();
 
   if (a.taken && !isChargeable(c.res.status)) {
-    c.set('credit', null);
     try {
       await deps.limiter.settle(a.taken);
     } catch (err) {

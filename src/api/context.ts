@@ -7,7 +7,7 @@ import type { Db, Store } from '../store/db.js';
 import type { BillingRow, OrgRow } from '../store/rows.js';
 import type { Scope } from '../domain/scopes.js';
 import type { BillingAlert, LedgerAlert, Warning } from '../schemas/common.js';
-import type { CreditSubject, Limiter, SubscriptionStatus, Usage } from '../domain/plans.js';
+import type { Limiter, SubscriptionStatus, Usage } from '../domain/plans.js';
 
 import type { AuditLog } from '../store/audit.js';
 import type { KeyCache } from './key-cache.js';
@@ -128,8 +128,6 @@ export interface AppEnv {
     usage: Usage | null;
     /** The legacy daily bucket's charged calls today, this one included when charged (null: no billing account behind the request). */
     dailyUsed: number | null;
-    /** Internal: the credit reserved for this request, if any. */
-    credit: { subject: CreditSubject; reservation: string } | null;
     /** Internal: RateLimit-Policy / RateLimit items gathered for the response. */
     rateLimit: { policies: string[]; limits: string[] };
   };

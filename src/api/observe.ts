@@ -22,7 +22,6 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const incoming = c.req.header('x-request-id');
   const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
   c.set('requestId', requestId);
-  c.set('credit', null);
   c.set('usage', null);
   c.set('rateLimit', { policies: [], limits: [] });
 

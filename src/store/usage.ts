@@ -30,7 +30,6 @@ import {
   type Limiter,
   secondsUntilFree,
   type Taken,
-  type Usage,
   usageFromSummary,
 } from '../domain/plans.js';
 
@@ -54,7 +53,6 @@ interface AdmitRow extends Record<string, unknown> {
   c_newest: unknown;
   c_freeing: unknown;
   c_inserted: unknown;
-  c_admitted: boolean | null;
   d_used: unknown;
 }
 
@@ -168,31 +166,6 @@ export class SqlLimiter implements Limiter {
     if (!Number.isSafeInteger(id)) return;
     await this.db.execute(
       sql`delete from credit_events where org_id = ${subject.orgId} and id = ${id} and billing_account_id = ${subject.billingAccountId}`,
-    );
-  }
-
-  async usage(subject: CreditSubject, now: Date): Promise<Usage> {
-    const since = new Date(now.getTime() - CREDIT_WINDOW_MS);
-    const { billingAccountId: ba, meterId: user, limit } = subject;
-    const [r] = await rows<WindowRow>(
-      this.db,
-      sql`with w as (
-            select count(*)::int as n, min(at) as oldest, max(at) as newest
-            from credit_events where billing_account_id = ${ba} and user_id = ${user} and at > ${since}
-          )
-          select w.n, w.oldest, w.newest,
-            case when w.n > ${limit} then (
-              select at from credit_events
-              where billing_account_id = ${ba} and user_id = ${user} and at > ${since}
-              order by at asc, id asc offset (w.n - ${limit}) limit 1
-            ) end as freeing,
-            null as inserted
-          from w`,
-    );
-    return usageFromSummary(
-      limit,
-      { used: Number(r!.n), oldestMs: ms(r!.oldest), newestMs: ms(r!.newest), freeingMs: ms(r!.freeing) },
-      now.getTime(),
     );
   }
 }
