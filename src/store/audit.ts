@@ -75,9 +75,6 @@ export class AuditLog {
   private writing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
-  /** Rows written, and rows dropped because the buffer overflowed while the database refused them. */
-  written = 0;
-  dropped = 0;
 
   constructor(
     private readonly db: Db,
@@ -91,22 +88,20 @@ export class AuditLog {
     if (this.buffer.length > max) {
       const over = this.buffer.length - max;
       this.buffer.splice(0, over);
-      this.dropped += over;
       this.opts.onError?.(new Error('audit buffer full'), over);
     }
     if (this.buffer.length >= this.opts.batch || this.closed) void this.flush();
-    else if (!this.timer && !this.closed) {
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        void this.flush();
-      }, this.opts.flushMs);
-      this.timer.unref();
-    }
+    else this.schedule();
   }
 
-  /** Rows recorded and not yet written. */
-  pending(): number {
-    return this.buffer.length;
+  /** A write within `flushMs` (one timer at a time; none once closed). */
+  private schedule(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, this.opts.flushMs);
+    this.timer.unref();
   }
 
   /** Writes every row recorded so far (one insert per batch); resolves when they are stored or the write failed. */
@@ -116,17 +111,10 @@ export class AuditLog {
         const rows = this.buffer.splice(0, this.opts.batch);
         try {
           await writeAuditRows(this.db, rows);
-          this.written += rows.length;
         } catch (err) {
           this.buffer.unshift(...rows); // kept for the next write
           this.opts.onError?.(err, 0);
-          if (!this.closed && !this.timer) {
-            this.timer = setTimeout(() => {
-              this.timer = null;
-              void this.flush();
-            }, this.opts.flushMs);
-            this.timer.unref();
-          }
+          this.schedule();
           return;
         }
       }
