@@ -18,5 +18,4 @@ export const NO_LIMITS: Limiter = {
   hitBurst: async () => OPEN,
   reserveCredit: async (s, now) => ({ allowed: true, reservation: 'bench', usage: usageFrom(s.limit, [], now.getTime()) }),
   releaseCredit: async () => {},
-  usage: async (s, now) => usageFrom(s.limit, [], now.getTime()),
 };

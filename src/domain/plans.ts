@@ -8,10 +8,11 @@
  * the SQL store's is src/store/usage.ts, Redis's src/store/redis-usage.ts);
  * the pipeline that calls it is src/api/admission.ts.
  *
- * Contract of a backend: `hitBurst` and `reserveCredit` are atomic per bucket
- * (count the window and admit in one step, so N concurrent requests can never
- * admit more than the limit); a refused request is not recorded;
- * `releaseCredit` undoes one reservation (the call was not chargeable).
+ * Contract of a backend: `admit` (the pipeline's one round trip), `hitBurst`
+ * and `reserveCredit` are atomic per bucket (count the window and admit in
+ * one step, so N concurrent requests can never admit more than the limit); a
+ * refused request is not recorded; `settle` and `releaseCredit` undo what was
+ * taken (the call was not chargeable).
  */
 export const BURST_LIMIT = 60;
 export const BURST_WINDOW_MS = 60_000;
@@ -132,7 +133,6 @@ export interface Limiter {
   reserveCredit(subject: CreditSubject, now: Date): Promise<CreditResult>;
   /** Returns a reserved credit (the call turned out not chargeable). */
   releaseCredit(subject: CreditSubject, reservation: string): Promise<void>;
-  usage(subject: CreditSubject, now: Date): Promise<Usage>;
   close?(): Promise<void>;
 }
 

@@ -28,7 +28,6 @@ import {
   type Limiter,
   secondsUntilFree,
   type Taken,
-  type Usage,
   usageFromSummary,
 } from '../domain/plans.js';
 
@@ -84,14 +83,6 @@ const ADMIT = `${LUA_PRELUDE}
 local limit = tonumber(ARGV[3])
 local out = {now, admit(KEYS[1], tonumber(ARGV[2]), limit, ARGV[4])}
 push(out, summary(KEYS[1], limit))
-return out
-`;
-
-// KEYS[1] bucket; ARGV: now ('' = server time), window ms, limit. Returns {now, summary...}.
-const WINDOW = `${LUA_PRELUDE}
-trim(KEYS[1], tonumber(ARGV[2]))
-local out = {now}
-push(out, summary(KEYS[1], tonumber(ARGV[3])))
 return out
 `;
 
@@ -157,7 +148,6 @@ export class RedisUnavailableError extends Error {
 
 type AdmitRedis = Redis & {
   clAdmit(key: string, now: string, window: number, limit: number, member: string): Promise<(number | string)[]>;
-  clWindow(key: string, now: string, window: number, limit: number): Promise<(number | string)[]>;
   clAdmitAll(...args: (string | number)[]): Promise<(number | string)[]>;
   clSettle(credit: string, daily: string, member: string, uncount: string): Promise<number>;
 };
@@ -179,7 +169,6 @@ export class RedisLimiter implements Limiter {
     });
     redis.on('error', () => {}); // reported per command; ioredis reconnects by itself
     redis.defineCommand('clAdmit', { numberOfKeys: 1, lua: ADMIT });
-    redis.defineCommand('clWindow', { numberOfKeys: 1, lua: WINDOW });
     redis.defineCommand('clAdmitAll', { numberOfKeys: 3, lua: ADMIT_ALL });
     redis.defineCommand('clSettle', { numberOfKeys: 2, lua: SETTLE });
     this.redis = redis as AdmitRedis;
@@ -307,11 +296,6 @@ export class RedisLimiter implements Limiter {
 
   async releaseCredit(subject: CreditSubject, reservation: string): Promise<void> {
     await this.call(() => this.redis.zrem(this.creditKey(subject), reservation));
-  }
-
-  async usage(subject: CreditSubject, now: Date): Promise<Usage> {
-    const reply = await this.call(() => this.redis.clWindow(this.creditKey(subject), this.nowArg(now), CREDIT_WINDOW_MS, subject.limit));
-    return usageFromSummary(subject.limit, RedisLimiter.summary(reply, 1), Number(reply[0]));
   }
 
   async close(): Promise<void> {
