@@ -26,7 +26,6 @@ import { actualWeeks, movedSince, movementsOf, type ActualWeek, type Movement } 
 export interface ReplayIndex {
   raw: RawLedger;
   paymentsByItem: Map<string, { day: number; amount: Dec }[]>;
-  allocationsByItem: Map<string, { day: number; amount: Dec }[]>;
   /** Per item of raw.items (same order): what inputAt reads of it at every cut-off, worked out once. */
   settled: SettledItem[];
   movements: Movement[];
@@ -84,7 +83,7 @@ export function indexLedger(raw: RawLedger): ReplayIndex {
   let firstDay = movements[0]?.day ?? Infinity;
   for (const it of raw.items) if (it.issueDate) firstDay = Math.min(firstDay, toDay(it.issueDate));
   const settled = raw.items.map((it) => settledItem(it, paymentsByItem.get(it.id), allocationsByItem.get(it.id)));
-  return { raw, paymentsByItem, allocationsByItem, settled, movements, firstDay, lastDay };
+  return { raw, paymentsByItem, settled, movements, firstDay, lastDay };
 }
 
 /** The engine's input as known on the morning of `cutoff`. */
