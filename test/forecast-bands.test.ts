@@ -10,10 +10,10 @@ import { D, dec, isCanonical } from '../src/domain/money.js';
 import { addDays } from '../src/domain/calendar.js';
 import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
 import { projectForecast } from '../src/domain/forecast/project.js';
-import { poissonSampler, rng, simulateForecast } from '../src/domain/forecast/simulate.js';
+import { poissonSampler, rng, simulateForecast, simulateYoung } from '../src/domain/forecast/simulate.js';
 import { calibrationSummary, forecastBands, simulatedBands } from '../src/domain/forecast/bands.js';
-import { OnlineCalibrator, normalQuantile, scoreOf, valueAt, type CalibrationState } from '../src/domain/forecast/calibrate.js';
-import { levelSpread } from '../src/domain/forecast/seasonality.js';
+import { calibratedBand, OnlineCalibrator, normalQuantile, scoreOf, valueAt, type CalibrationState } from '../src/domain/forecast/calibrate.js';
+import { levelSpread, youngLevelSpread } from '../src/domain/forecast/seasonality.js';
 import { calibrationEvery } from '../src/backtest/calibrate.js';
 import { toDay } from '../src/domain/forecast/days.js';
 import type { Scenario } from '../src/domain/forecast/types.js';
@@ -87,6 +87,64 @@ describe('the simulation', () => {
     expect(levelSpread(steady, asOf)).toBe(0);
     expect(levelSpread(erratic, asOf)).toBeGreaterThan(0.05);
     expect(levelSpread(new Map([[jan2024, 100]]), asOf)).toBe(0);
+  });
+});
+
+/** A business whose first sale was `weeks` weeks ago: a few customers buying every week, in amounts that swing from month to month. */
+function youngBusiness(weeks: number) {
+  const items = [];
+  for (let w = 1; w <= weeks; w++) {
+    const swing = [1, 1.6, 0.7, 1.3, 0.8][Math.floor(w / 4) % 5]!;
+    for (const c of ['a', 'b', 'c', 'd']) {
+      const issue = addDays(AS_OF, -7 * w);
+      items.push(doc({ contactId: c, issueDate: issue, dueDate: addDays(issue, 7), status: 'PAID', paidDate: addDays(issue, 7), total: (400 * swing).toFixed(2) }));
+    }
+  }
+  return input({ items });
+}
+
+describe('a young business (docs/forecast.md#young)', () => {
+  it("its level spread is the spread of its four-week totals' change: 0 when steady or under twelve weeks, more when they swing", () => {
+    const asOf = toDay(AS_OF);
+    const weekly = (weeks: number, amount: (w: number) => number) => [{ days: Array.from({ length: weeks }, (_, i) => asOf - 7 * (weeks - i)), totals: Array.from({ length: weeks }, (_, i) => String(amount(i))) }];
+    expect(youngLevelSpread(weekly(30, () => 1000), asOf - 7 * 30, asOf)).toBe(0);
+    expect(youngLevelSpread(weekly(30, (i) => (Math.floor(i / 4) % 2 ? 1500 : 700)), asOf - 7 * 30, asOf)).toBeGreaterThan(0.2);
+    expect(youngLevelSpread(weekly(11, (i) => (i % 2 ? 1500 : 700)), asOf - 7 * 11, asOf)).toBe(0);
+  });
+
+  it('under a year old, it gets a young spread and no quarter-on-quarter one; a year on, the other way round', () => {
+    const young = prepareForecast(youngBusiness(26));
+    expect(young.levelSpread.sales).toBe(0);
+    expect(young.youngSpread.sales).toBeGreaterThan(0.1);
+    expect(simulateYoung(young, BASE)).not.toBeNull();
+    const grown = prepareForecast(youngBusiness(80));
+    expect(grown.levelSpread.sales).toBeGreaterThan(0);
+    expect(grown.youngSpread).toEqual({ sales: 0, spend: 0 });
+    expect(simulateYoung(grown, BASE)).toBeNull();
+  });
+
+  it('its bands, while not calibrated, are the young futures\' (wider than the plain simulation\'s), marked uncalibrated', () => {
+    const p = prepareForecast(youngBusiness(26));
+    const [payload] = runForecast(youngBusiness(26), [BASE], NOW).payloads;
+    const plain = simulatedBands(simulateForecast(p, BASE));
+    const young = simulatedBands(simulateYoung(p, BASE)!);
+    const last = payload!.weeks[12]!;
+    expect(last.bands!.calibrated).toBe(false);
+    expect(Number(last.bands!.inflow.p90) - Number(last.bands!.inflow.p10)).toBeCloseTo(young[12]!.inflow.p90 - young[12]!.inflow.p10, 1);
+    expect(young[12]!.inflow.p90 - young[12]!.inflow.p10).toBeGreaterThan(1.2 * (plain[12]!.inflow.p90 - plain[12]!.inflow.p10));
+  });
+
+  it("the young band is the calibration's prior: with few scores the band leans to it, with many to what the scores say", () => {
+    const sim = { p10: 90, p50: 100, p90: 110 };
+    const prior = { p10: 60, p50: 100, p90: 140 };
+    // Scores that say the simulated band was right: its own quantiles.
+    const right = (n: number) => Array.from({ length: n }, (_, i) => normalQuantile((i + 0.5) / n) / 1.2815515655446004);
+    const few = { scores: right(8), alpha: 0.2 };
+    const many = { scores: right(52), alpha: 0.2 };
+    const width = (q: { p10: number; p90: number }) => q.p90 - q.p10;
+    expect(width(calibratedBand(sim, few, prior))).toBeGreaterThan(width(calibratedBand(sim, few)) * 1.3);
+    expect(width(calibratedBand(sim, many, prior))).toBeLessThan(width(calibratedBand(sim, few, prior)));
+    expect(width(calibratedBand(sim, many, prior))).toBeGreaterThan(width(calibratedBand(sim, many)));
   });
 });
 

@@ -57,11 +57,14 @@ export function simulatedBands(sim: Simulation): Record<Figure, Quantiles>[] {
  * calibration, each week's marginal distribution is the calibrated one; the
  * futures keep their order within a week (a future's rank), so "any week"
  * counts the futures whose rank falls below the calibrated probability in
- * some week.
+ * some week. A young business's futures (`young`, simulateYoung) are the
+ * calibration's prior and its bands where none is calibrated yet.
  */
-export function forecastBands(sim: Simulation, calibration: CalibrationState | null, threshold: number): ForecastBands {
+export function forecastBands(sim: Simulation, calibration: CalibrationState | null, threshold: number, young: Simulation | null = null): ForecastBands {
   const { n } = sim;
   const raw = simulatedBands(sim);
+  const prior = young ? simulatedBands(young) : null;
+  const paths = young ?? sim;
   const short = new Uint8Array(n);
   const first = new Int16Array(n).fill(-1);
   const weeks = raw.map((rawWeek, k) => {
@@ -69,20 +72,24 @@ export function forecastBands(sim: Simulation, calibration: CalibrationState | n
     const calibrated = FIGURES.every((f) => scales[f] !== null);
     const band = {} as Record<Figure, Band>;
     for (const f of FIGURES) {
-      const q = calibrated ? calibratedBand(rawWeek[f], scales[f]!) : rawWeek[f];
+      const q = calibrated ? calibratedBand(rawWeek[f], scales[f]!, prior?.[k]![f]) : (prior?.[k]![f] ?? rawWeek[f]);
       const floor = f === 'closing' ? -Infinity : 0;
       band[f] = { p10: centsText(Math.max(floor, q.p10)), p50: centsText(Math.max(floor, q.p50)), p90: centsText(Math.max(floor, q.p90)) };
     }
-    const pShort = calibrated ? calibratedCdf(rawWeek.closing, scales.closing!, threshold) : shareBelow(sortedWeek(sim.closing, n, k), threshold);
-    markShortFutures(sim, k, pShort, short, first);
+    const pShort = probabilityBelow(paths, k, rawWeek.closing, calibrated ? scales.closing : null, threshold, prior?.[k]!.closing);
+    markShortFutures(paths, k, pShort, short, first);
     return { bands: { ...band, calibrated }, shortfallProbability: round4(pShort) };
   });
   return { weeks, shortfall: shortfallOf(short, first, threshold) };
 }
 
-/** The probability that closing cash in week k is below x: calibrated with a scale, else the simulation's share. */
-export function probabilityBelow(sim: Simulation, k: number, raw: Quantiles, scale: Scale | null, x: number): number {
-  return scale ? calibratedCdf(raw, scale, x) : shareBelow(sortedWeek(sim.closing, sim.n, k), x);
+/**
+ * The probability that closing cash in week k is below x: calibrated with a
+ * scale (`raw`: the simulated band the scale calibrates; `prior`: a young
+ * business's), else the share of the futures `paths` below it.
+ */
+export function probabilityBelow(paths: Simulation, k: number, raw: Quantiles, scale: Scale | null, x: number, prior?: Quantiles): number {
+  return scale ? calibratedCdf(raw, scale, x, prior) : shareBelow(sortedWeek(paths.closing, paths.n, k), x);
 }
 
 /** The share of sorted samples strictly below x. */

@@ -175,26 +175,37 @@ export function normalQuantile(p: number): number {
   return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
 }
 
+/**
+ * The prior's pseudo-scores: the simulation's own word, or, when the bands
+ * have a wider prior (a young business: `prior`, the band of a simulation
+ * whose level moves as the business's months have), where actuals would fall
+ * were that band right, in units of the simulated one.
+ */
+function priorScores(sim: Quantiles, prior: Quantiles | undefined): readonly number[] {
+  if (!prior) return PRIOR;
+  return PRIOR.map((z) => scoreOf(sim, valueAt(prior, z))).sort((a, b) => a - b);
+}
+
 /** The real scores with the prior's pseudo-scores, sorted. */
-function withPrior(scores: readonly number[]): number[] {
+function withPrior(scores: readonly number[], prior: readonly number[]): number[] {
   const out: number[] = [];
   let i = 0;
   let j = 0;
-  while (i < scores.length || j < PRIOR.length) {
-    if (j >= PRIOR.length || (i < scores.length && scores[i]! <= PRIOR[j]!)) out.push(scores[i++]!);
-    else out.push(PRIOR[j++]!);
+  while (i < scores.length || j < prior.length) {
+    if (j >= prior.length || (i < scores.length && scores[i]! <= prior[j]!)) out.push(scores[i++]!);
+    else out.push(prior[j++]!);
   }
   return out;
 }
 
 /** The calibrated probability that the figure is below x. */
-export function calibratedCdf(sim: Quantiles, scale: Scale, x: number): number {
-  return unwarp(cdfOf(withPrior(scale.scores), scoreOf(sim, x)), scale.alpha);
+export function calibratedCdf(sim: Quantiles, scale: Scale, x: number, prior?: Quantiles): number {
+  return unwarp(cdfOf(withPrior(scale.scores, priorScores(sim, prior)), scoreOf(sim, x)), scale.alpha);
 }
 
 /** The calibrated 80% band of a simulated one. */
-export function calibratedBand(sim: Quantiles, scale: Scale): Quantiles {
-  const scores = withPrior(scale.scores);
+export function calibratedBand(sim: Quantiles, scale: Scale, prior?: Quantiles): Quantiles {
+  const scores = withPrior(scale.scores, priorScores(sim, prior));
   const at = (q: number) => valueAt(sim, quantileOf(scores, warp(q, scale.alpha)));
   return { p10: at(0.1), p50: at(0.5), p90: at(0.9), ...(sim.floor !== undefined ? { floor: sim.floor } : {}) };
 }
@@ -232,9 +243,9 @@ export class OnlineCalibrator {
   }
 
   /** The calibrated band of horizon week h (0-based) for a figure, as things stand; null when not calibrated yet. */
-  band(h: number, figure: Figure, sim: Quantiles): Quantiles | null {
+  band(h: number, figure: Figure, sim: Quantiles, prior?: Quantiles): Quantiles | null {
     const s = scaleFor(this.horizons, h, figure);
-    return s ? calibratedBand(sim, s) : null;
+    return s ? calibratedBand(sim, s, prior) : null;
   }
 
   /** A past cut-off's simulated band of week h and what actually happened, known from `day` on. */

@@ -9,7 +9,7 @@
  */
 import { learnTerms } from './terms.js';
 import { matchedOrders } from './po-matching.js';
-import { levelSpread, monthlyTotals, salesFacts } from './seasonality.js';
+import { levelSpread, youngLevelSpread, monthlyTotals, salesFacts } from './seasonality.js';
 import { scheduledPoints } from './scheduled-points.js';
 import { predictCustomers } from './customers.js';
 import { predictSeries } from './series.js';
@@ -17,10 +17,11 @@ import { openDocuments, parseItem } from './open-items.js';
 import { mondayOf, toDay } from './days.js';
 import { cashPosition } from './opening.js';
 import { summariseHistory } from './history.js';
+import type { LedgerHistory } from './types.js';
 import { projectForecast, WEEKS } from './project.js';
 import type { ForecastInput, ForecastPayload, Scenario } from './types.js';
 import type { DailyPrediction, PointPrediction, PreparedForecast } from './prepared.js';
-import { simulateForecast } from './simulate.js';
+import { simulateForecast, simulateYoung } from './simulate.js';
 import { calibrationSummary, forecastBands } from './bands.js';
 import { uncertaintyNotes } from '../insights/uncertainty.js';
 import type { CalibrationState } from './calibrate.js';
@@ -62,6 +63,9 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   // --- suppliers' bills and bank transactions: recurring series, and the run-rates of the rest
   predictSeries(input, history, terms, scheduledSuppliers, poReasons, { asOf, end, daily, points });
 
+  const salesByMonth = new Map([...history.monthlyRevenue].map(([m, v]) => [m, parseFloat(v) || 0]));
+  const spendByMonth = monthlyTotals(history.bills.values());
+  const level = { sales: levelSpread(salesByMonth, asOf), spend: levelSpread(spendByMonth, asOf) };
   return {
     input,
     asOf,
@@ -81,16 +85,33 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
     orgBillDelay,
     billDelays: history.billDelays,
     supplierDelays: history.supplierDelays,
-    levelSpread: {
-      sales: levelSpread(new Map([...history.monthlyRevenue].map(([m, v]) => [m, parseFloat(v) || 0])), asOf),
-      spend: levelSpread(monthlyTotals(history.bills.values()), asOf),
-    },
+    levelSpread: level,
+    youngSpread: youngSpreads(history, level, asOf),
     poReasons,
     daily,
     points,
     season,
     cash: cashPosition({ asOf: input.asOf, currency: input.currency, bankAccounts: input.bankAccounts, override: input.override }),
     facts: { monthlyRevenue, seasonalityMonths, openReceivables, pipelineTotal, receiptsLast28 },
+  };
+}
+
+/** A business is young for its bands while its first document is under a year old. */
+export const YOUNG_DAYS = 365;
+
+/**
+ * A young business's level spreads (docs/forecast.md#young): where the
+ * quarter-on-quarter spread is not measurable yet (`level`: 0), the spread of
+ * its four-week totals of sales and of spending since its first document
+ * (seasonality.ts youngLevelSpread); none once it is a year old.
+ */
+function youngSpreads(history: LedgerHistory, level: { sales: number; spend: number }, asOf: number): { sales: number; spend: number } {
+  let firstDay = asOf;
+  for (const m of [history.orders, history.bills]) for (const s of m.values()) if (s.days.length) firstDay = Math.min(firstDay, s.days[0]!);
+  if (asOf - firstDay >= YOUNG_DAYS) return { sales: 0, spend: 0 };
+  return {
+    sales: level.sales > 0 ? 0 : youngLevelSpread(history.orders.values(), firstDay, asOf),
+    spend: level.spend > 0 ? 0 : youngLevelSpread(history.bills.values(), firstDay, asOf),
   };
 }
 
@@ -126,7 +147,7 @@ export function runForecast(
 /** The scenario's simulated futures read into its weeks' bands, the shortfall and the calibration (docs/forecast.md#bands). */
 export function withBands(prepared: PreparedForecast, scenario: Scenario, payload: ForecastPayload, opts: BandOptions): ForecastPayload {
   const sim = simulateForecast(prepared, scenario);
-  const b = forecastBands(sim, opts.calibration, Number(opts.threshold));
+  const b = forecastBands(sim, opts.calibration, Number(opts.threshold), simulateYoung(prepared, scenario));
   const out: ForecastPayload = {
     ...payload,
     weeks: payload.weeks.map((w, k) => ({ ...w, bands: b.weeks[k]!.bands, shortfallProbability: b.weeks[k]!.shortfallProbability })),

@@ -81,6 +81,8 @@ export interface PreparedForecast {
   orgBillDelay: number;
   /** The spread of a quarter's sales and spending against the quarter before (seasonality.ts levelSpread), for the simulation. */
   levelSpread: { sales: number; spend: number };
+  /** While the business is young (no levelSpread yet), its month-on-month spread (seasonality.ts youngLevelSpread): the prior of its bands. */
+  youngSpread: { sales: number; spend: number };
   /** How late the organisation paid its bills (days: how many at each), for the simulation. */
   billDelays: Counts;
   /** Per supplier: how late the organisation paid its latest bills (history.ts), for the simulation. */

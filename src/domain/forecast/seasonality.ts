@@ -67,7 +67,31 @@ export function levelSpread(monthly: ReadonlyMap<number, number>, asOf: number):
   return quarters.length >= 6 ? spread(quarters) : 0;
 }
 
-/** log(sum of the `span` months from i / sum of the `span` months before i), wherever both are positive. */
+/**
+ * A young business's level spread (docs/forecast.md#young): while it has too
+ * little history for levelSpread, how much its four-week totals have moved
+ * against the four weeks before (the standard deviation of log(weeks w..w+3 /
+ * weeks w-4..w-1), over its complete weeks counted back from asOf, at every
+ * w). A short history cannot tell a steady level's scatter from a moving
+ * level, so all of that movement is taken as the level's: the bands of a
+ * young business are wide on purpose, until its own replayed history
+ * calibrates them. 0 under twelve complete weeks.
+ */
+export function youngLevelSpread(series: Iterable<{ days: number[]; totals: string[] }>, firstDay: number, asOf: number): number {
+  const weeks = Math.floor((asOf - firstDay) / 7);
+  if (weeks < 12) return 0;
+  const v = new Array<number>(weeks).fill(0);
+  for (const { days, totals } of series) {
+    days.forEach((day, i) => {
+      const back = Math.floor((asOf - 1 - day) / 7);
+      if (day < asOf && back < weeks) v[weeks - 1 - back]! += parseFloat(totals[i]!) || 0;
+    });
+  }
+  const ratios = logRatios(v, 4);
+  return ratios.length >= 2 ? spread(ratios) : 0;
+}
+
+/** log(sum of the `span` periods from i / sum of the `span` periods before i), wherever both are positive. */
 function logRatios(v: readonly number[], span: number): number[] {
   const out: number[] = [];
   const sum = (from: number) => v.slice(from, from + span).reduce((a, x) => a + x, 0);

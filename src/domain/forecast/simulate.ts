@@ -119,7 +119,7 @@ interface Draws {
   spendLevel: Float64Array;
 }
 
-export function simulateForecast(p: PreparedForecast, scenario: Scenario, n: number = SIMULATIONS): Simulation {
+export function simulateForecast(p: PreparedForecast, scenario: Scenario, n: number = SIMULATIONS, spreads: { sales: number; spend: number } = p.levelSpread): Simulation {
   const adj = scenario.adjustments ?? {};
   const shift = Math.trunc(adj.paymentDelayShiftDays ?? 0);
   const d: Draws = {
@@ -137,7 +137,7 @@ export function simulateForecast(p: PreparedForecast, scenario: Scenario, n: num
     level: new Float64Array(n),
     spendLevel: new Float64Array(n),
   };
-  drawLevels(p, d);
+  drawLevels(spreads, d);
   // In id order, so that the futures do not depend on the order the store returned the documents in.
   const open = [...p.openItems].sort((a, b) => cmpStr(a.src.id, b.src.id));
   drawReceivables(p, open, shift, d);
@@ -146,6 +146,19 @@ export function simulateForecast(p: PreparedForecast, scenario: Scenario, n: num
   drawFixed(p, shift, [...p.input.manualItems, ...(adj.manualItems ?? [])], d);
   drawSeries(p, shift, d);
   return finishPaths(p, d);
+}
+
+/**
+ * A young business's futures (docs/forecast.md#young): the same draws, with
+ * its level of sales and spending moving as its four-week totals have moved
+ * (prepared.youngSpread) where no quarter-on-quarter spread is known yet. The
+ * prior of its bands, and its bands while they cannot be calibrated; null
+ * for a business a year old or more.
+ */
+export function simulateYoung(p: PreparedForecast, scenario: Scenario, n: number = SIMULATIONS): Simulation | null {
+  const y = p.youngSpread;
+  if (!(y.sales > 0 || y.spend > 0)) return null;
+  return simulateForecast(p, scenario, n, { sales: y.sales || p.levelSpread.sales, spend: y.spend || p.levelSpread.spend });
 }
 
 /** Adds `amount` to week k of future s. */
@@ -300,8 +313,8 @@ function drawFixed(p: PreparedForecast, shift: number, manual: readonly { id: st
  * business's own quarter-to-quarter spread (prepared.levelSpread), one draw
  * per future shared by every predicted sale (or bill) in it.
  */
-function drawLevels(p: PreparedForecast, d: Draws): void {
-  const { sales, spend } = p.levelSpread;
+function drawLevels(spreads: { sales: number; spend: number }, d: Draws): void {
+  const { sales, spend } = spreads;
   for (let s = 0; s < d.n; s++) {
     d.level[s] = Math.exp(sales * gaussian(d.u));
     d.spendLevel[s] = Math.exp(spend * gaussian(d.u));
