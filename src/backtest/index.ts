@@ -15,7 +15,7 @@ import { orgMeta } from '../store/queries/organisation.js';
 import { loadRawLedger, type RawLedger } from '../store/queries/raw-ledger.js';
 import { D, dec, type Dec } from '../domain/money.js';
 import { addDays, dateIn } from '../domain/calendar.js';
-import { CALIBRATION_DAYS, MIN_HISTORY_DAYS } from './calibrate.js';
+import { CALIBRATION_DAYS, calibrationEvery, MIN_HISTORY_DAYS } from './calibrate.js';
 import { forEachOpenReceivable } from '../domain/forecast/project.js';
 import { toDec } from '../domain/forecast/cents.js';
 import type { ForecastInput, Scenario } from '../domain/forecast/types.js';
@@ -150,21 +150,31 @@ export function backtestLedger(raw: RawLedger, opts: BacktestOptions & { today: 
     errorBands: Object.fromEntries(BASELINES.map((m) => [m, Object.fromEntries(MEASURES.map((x) => [x, new ErrorBands(WEEKS)]))])) as Replay['errorBands'],
     openBands: Object.fromEntries(BASELINES.map((m) => [m, new ErrorBands(WEEKS)])) as Replay['openBands'],
   };
-  // What the nightly calibration would have known at the first cut-off: the two years before it, at the same spacing, learnt from and not scored.
-  for (const cutoff of warmupCutoffs(ix, cutoffs[0]!, opts.everyDays)) replayCutoff(r, cutoff, false);
-  cutoffs.forEach((cutoff, i) => {
-    replayCutoff(r, cutoff, true);
-    opts.onProgress?.({ done: i + 1, total: cutoffs.length, cutoff });
-  });
+  // What the nightly calibration would have known at each cut-off: the cut-offs it replays (every calibrationEvery days,
+  // from two years before the first), learnt from and not scored, with the scored ones.
+  const scored = new Set(cutoffs);
+  let done = 0;
+  for (const cutoff of learningCutoffs(ix, cutoffs, calibrationEvery(raw.items.length))) {
+    const scoring = scored.has(cutoff);
+    replayCutoff(r, cutoff, scoring);
+    if (scoring) opts.onProgress?.({ done: ++done, total: cutoffs.length, cutoff });
+  }
   return { ...resultOf(cutoffs.length, r.score, r.diagnostics), shortfall: r.reliability.table() };
 }
 
-/** The cut-offs of the CALIBRATION_DAYS before `first`, every `everyDays`, with history on them. */
-function warmupCutoffs(ix: ReplayIndex, first: string, everyDays: number): string[] {
-  const out: string[] = [];
-  const earliest = Math.max(toDay(first) - CALIBRATION_DAYS, ix.firstDay + MIN_HISTORY_DAYS);
-  for (let c = addDays(first, -everyDays); toDay(c) >= earliest; c = addDays(c, -everyDays)) out.unshift(c);
-  return out;
+/**
+ * Every cut-off a replay forecasts, in order: the scored ones, and those the
+ * nightly calibration would have replayed by then (every `every` days back
+ * from the last scored one, to CALIBRATION_DAYS before the first, with history
+ * on them), learnt from by Cashline's calibration and the baselines' error
+ * bands alike.
+ */
+function learningCutoffs(ix: ReplayIndex, scored: readonly string[], every: number): string[] {
+  const out = new Set(scored);
+  const last = scored[scored.length - 1]!;
+  const earliest = Math.max(toDay(scored[0]!) - CALIBRATION_DAYS, ix.firstDay + MIN_HISTORY_DAYS);
+  for (let c = addDays(last, -every); toDay(c) >= earliest; c = addDays(c, -every)) out.add(c);
+  return [...out].sort();
 }
 
 /** Forecasts one cut-off with every method; scores it when `scoring`; lets every method learn from its outcomes as they arrive. */
