@@ -10,7 +10,7 @@ import { D, dec, isCanonical } from '../src/domain/money.js';
 import { addDays } from '../src/domain/calendar.js';
 import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
 import { projectForecast } from '../src/domain/forecast/project.js';
-import { poissonSampler, rng, simulateForecast, simulateYoung } from '../src/domain/forecast/simulate.js';
+import { levelSpreads, poissonSampler, rng, simulateForecast, withLevel } from '../src/domain/forecast/simulate.js';
 import { calibrationSummary, forecastBands, simulatedBands } from '../src/domain/forecast/bands.js';
 import { calibratedBand, OnlineCalibrator, normalQuantile, scoreOf, valueAt, type CalibrationState } from '../src/domain/forecast/calibrate.js';
 import { levelSpread, youngLevelSpread } from '../src/domain/forecast/seasonality.js';
@@ -103,7 +103,7 @@ function youngBusiness(weeks: number) {
   return input({ items });
 }
 
-describe('a young business (docs/forecast.md#young)', () => {
+describe('the common level, and a young business (docs/forecast.md#level)', () => {
   it("its level spread is the spread of its four-week totals' change: 0 when steady or under twelve weeks, more when they swing", () => {
     const asOf = toDay(AS_OF);
     const weekly = (weeks: number, amount: (w: number) => number) => [{ days: Array.from({ length: weeks }, (_, i) => asOf - 7 * (weeks - i)), totals: Array.from({ length: weeks }, (_, i) => String(amount(i))) }];
@@ -112,26 +112,51 @@ describe('a young business (docs/forecast.md#young)', () => {
     expect(youngLevelSpread(weekly(11, (i) => (i % 2 ? 1500 : 700)), asOf - 7 * 11, asOf)).toBe(0);
   });
 
-  it('under a year old, it gets a young spread and no quarter-on-quarter one; a year on, the other way round', () => {
+  it('under a year old, its level spread is the young one (no quarter-on-quarter one yet); a year on, the quarter-on-quarter one', () => {
     const young = prepareForecast(youngBusiness(26));
     expect(young.levelSpread.sales).toBe(0);
     expect(young.youngSpread.sales).toBeGreaterThan(0.1);
-    expect(simulateYoung(young, BASE)).not.toBeNull();
+    expect(levelSpreads(young).sales).toBe(young.youngSpread.sales);
     const grown = prepareForecast(youngBusiness(80));
     expect(grown.levelSpread.sales).toBeGreaterThan(0);
     expect(grown.youngSpread).toEqual({ sales: 0, spend: 0 });
-    expect(simulateYoung(grown, BASE)).toBeNull();
+    expect(levelSpreads(grown).sales).toBe(grown.levelSpread.sales);
+    // Open invoices alone: nothing predicted, no level to draw.
+    const open = prepareForecast(input({ items: [doc({ contactId: 'x', issueDate: addDays(AS_OF, -3), total: '900' })] }));
+    expect(withLevel(open, BASE, simulateForecast(open, BASE))).toBeNull();
   });
 
-  it('its bands, while not calibrated, are the young futures\' (wider than the plain simulation\'s), marked uncalibrated', () => {
+  it("the level's futures are the same futures, each one's predicted sales scaled by one level of its own (the same every week)", () => {
+    const p = prepareForecast(youngBusiness(26));
+    const sim = simulateForecast(p, BASE);
+    const level = withLevel(p, BASE, sim)!;
+    let scaled = 0;
+    for (let s = 0; s < sim.n; s++) {
+      const ratios: number[] = [];
+      for (let k = 0; k < 13; k++) {
+        const i = k * sim.n + s;
+        if (sim.sales[i]! > 1) ratios.push((level.inflow[i]! - sim.inflow[i]!) / sim.sales[i]!);
+        else expect(level.inflow[i]).toBeCloseTo(sim.inflow[i]!, 6);
+      }
+      for (const r of ratios) expect(r).toBeCloseTo(ratios[0]!, 6);
+      if (ratios.length && Math.abs(ratios[0]!) > 0.05) scaled++;
+    }
+    expect(scaled).toBeGreaterThan(sim.n / 2);
+  });
+
+  it("its bands, while not calibrated, are the level's futures' (wider than the item-by-item simulation's), marked uncalibrated", () => {
     const p = prepareForecast(youngBusiness(26));
     const [payload] = runForecast(youngBusiness(26), [BASE], NOW).payloads;
-    const plain = simulatedBands(simulateForecast(p, BASE));
-    const young = simulatedBands(simulateYoung(p, BASE)!);
+    const sim = simulateForecast(p, BASE);
+    const plain = simulatedBands(sim);
+    const young = simulatedBands(withLevel(p, BASE, sim)!);
     const last = payload!.weeks[12]!;
     expect(last.bands!.calibrated).toBe(false);
     expect(Number(last.bands!.inflow.p90) - Number(last.bands!.inflow.p10)).toBeCloseTo(young[12]!.inflow.p90 - young[12]!.inflow.p10, 1);
-    expect(young[12]!.inflow.p90 - young[12]!.inflow.p10).toBeGreaterThan(1.2 * (plain[12]!.inflow.p90 - plain[12]!.inflow.p10));
+    expect(Number(last.bands!.closing.p90) - Number(last.bands!.closing.p10)).toBeCloseTo(young[12]!.closing.p90 - young[12]!.closing.p10, 1);
+    // A level moves every week's sales the same way: the closing cash's band, their sum, widens most.
+    expect(young[12]!.inflow.p90 - young[12]!.inflow.p10).toBeGreaterThan(plain[12]!.inflow.p90 - plain[12]!.inflow.p10);
+    expect(young[12]!.closing.p90 - young[12]!.closing.p10).toBeGreaterThan(1.5 * (plain[12]!.closing.p90 - plain[12]!.closing.p10));
   });
 
   it("the young band is the calibration's prior: with few scores the band leans to it, with many to what the scores say", () => {

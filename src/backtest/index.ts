@@ -181,7 +181,7 @@ function learningCutoffs(ix: ReplayIndex, scored: readonly string[], every: numb
 function replayCutoff(r: Replay, cutoff: string, scoring: boolean): void {
   const C = toDay(cutoff);
   // Cashline: the point forecast, and the simulated bands calibrated on what was known by the cut-off.
-  const { input, prepared, payload, opening, actual, sim, raw, known, young, youngSim } = forecastAt(r.ix, cutoff, BASE);
+  const { input, prepared, payload, opening, actual, sim, raw, known, level, levelSim } = forecastAt(r.ix, cutoff, BASE);
   r.calibrator.advance(C);
   if (scoring) r.calibrator.countCutoff();
   payload.weeks.forEach((w, k) => {
@@ -190,12 +190,12 @@ function replayCutoff(r: Replay, cutoff: string, scoring: boolean): void {
       const f = FIGURE_OF[m];
       const y = actual[k]![m];
       if (scoring) {
-        const prior = young?.[k]![f];
+        const prior = level?.[k]![f];
         const band = r.calibrator.band(k, f, raw[k]![f], prior) ?? prior ?? raw[k]![f];
         r.score.cashline.all[m].add(points[m], y, band);
         r.score.cashline.byHorizon[k]![m].add(points[m], y, band);
         if (f === 'closing') {
-          const p = probabilityBelow(youngSim ?? sim, k, raw[k]!.closing, scaleFor(r.calibrator.horizons, k, 'closing'), opening.toNumber(), young?.[k]!.closing);
+          const p = probabilityBelow(levelSim ?? sim, k, raw[k]!.closing, scaleFor(r.calibrator.horizons, k, 'closing'), opening.toNumber(), level?.[k]!.closing);
           r.reliability.add(p, actual[k]!.closing.lt(opening));
         }
       }

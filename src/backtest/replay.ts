@@ -15,7 +15,7 @@ import { canonical, D, dec, type Dec } from '../domain/money.js';
 import { fromDay, mondayOf, toDay } from '../domain/forecast/days.js';
 import { projectForecast, WEEKS } from '../domain/forecast/project.js';
 import { prepareForecast } from '../domain/forecast/engine.js';
-import { simulateForecast, simulateYoung, type Simulation } from '../domain/forecast/simulate.js';
+import { simulateForecast, withLevel, type Simulation } from '../domain/forecast/simulate.js';
 import { simulatedBands } from '../domain/forecast/bands.js';
 import type { Figure, Quantiles } from '../domain/forecast/calibrate.js';
 import type { PreparedForecast } from '../domain/forecast/prepared.js';
@@ -168,9 +168,9 @@ export interface ReplayedCutoff {
   sim: Simulation;
   /** The simulated (uncalibrated) quantiles of each week and figure. */
   raw: Record<Figure, Quantiles>[];
-  /** A young business's futures (simulateYoung), else null; and their quantiles: the prior of its bands. */
-  youngSim: Simulation | null;
-  young: Record<Figure, Quantiles>[] | null;
+  /** The same futures in a common level (withLevel), else null; and their quantiles: the prior of the bands. */
+  levelSim: Simulation | null;
+  level: Record<Figure, Quantiles>[] | null;
   /** The day the outcome of week k is known: the day after it ends. */
   known(k: number): number;
 }
@@ -182,10 +182,10 @@ export function forecastAt(ix: ReplayIndex, cutoff: string, scenario: Scenario):
   const payload = projectForecast(prepared, scenario, new Date(0));
   const opening = dec(payload.startingCash);
   const sim = simulateForecast(prepared, scenario);
-  const youngSim = simulateYoung(prepared, scenario);
+  const levelSim = withLevel(prepared, scenario, sim);
   return {
-    youngSim,
-    young: youngSim ? simulatedBands(youngSim) : null,
+    levelSim,
+    level: levelSim ? simulatedBands(levelSim) : null,
     input,
     prepared,
     payload,

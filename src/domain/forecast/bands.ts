@@ -57,14 +57,16 @@ export function simulatedBands(sim: Simulation): Record<Figure, Quantiles>[] {
  * calibration, each week's marginal distribution is the calibrated one; the
  * futures keep their order within a week (a future's rank), so "any week"
  * counts the futures whose rank falls below the calibrated probability in
- * some week. A young business's futures (`young`, simulateYoung) are the
- * calibration's prior and its bands where none is calibrated yet.
+ * some week. The calibration scores the futures `sim` drawn item by item;
+ * the same futures in a common level of sales and spending (`level`,
+ * simulate.ts withLevel) are its prior, and the bands where it has nothing
+ * yet.
  */
-export function forecastBands(sim: Simulation, calibration: CalibrationState | null, threshold: number, young: Simulation | null = null): ForecastBands {
+export function forecastBands(sim: Simulation, calibration: CalibrationState | null, threshold: number, level: Simulation | null = null): ForecastBands {
   const { n } = sim;
   const raw = simulatedBands(sim);
-  const prior = young ? simulatedBands(young) : null;
-  const paths = young ?? sim;
+  const prior = level ? simulatedBands(level) : null;
+  const paths = level ?? sim;
   const short = new Uint8Array(n);
   const first = new Int16Array(n).fill(-1);
   const weeks = raw.map((rawWeek, k) => {
@@ -85,8 +87,8 @@ export function forecastBands(sim: Simulation, calibration: CalibrationState | n
 
 /**
  * The probability that closing cash in week k is below x: calibrated with a
- * scale (`raw`: the simulated band the scale calibrates; `prior`: a young
- * business's), else the share of the futures `paths` below it.
+ * scale (`raw`: the simulated band the scale calibrates; `prior`: the band
+ * of the futures in a common level), else the share of the futures `paths` below it.
  */
 export function probabilityBelow(paths: Simulation, k: number, raw: Quantiles, scale: Scale | null, x: number, prior?: Quantiles): number {
   return scale ? calibratedCdf(raw, scale, x, prior) : shareBelow(sortedWeek(paths.closing, paths.n, k), x);

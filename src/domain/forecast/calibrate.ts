@@ -176,10 +176,10 @@ export function normalQuantile(p: number): number {
 }
 
 /**
- * The prior's pseudo-scores: the simulation's own word, or, when the bands
- * have a wider prior (a young business: `prior`, the band of a simulation
- * whose level moves as the business's months have), where actuals would fall
- * were that band right, in units of the simulated one.
+ * The prior's pseudo-scores: the simulation's own word, or, given `prior`
+ * (the band of the same futures in a common level of sales and spending,
+ * simulate.ts withLevel), where actuals would fall were that band right, in
+ * units of the simulated one.
  */
 function priorScores(sim: Quantiles, prior: Quantiles | undefined): readonly number[] {
   if (!prior) return PRIOR;

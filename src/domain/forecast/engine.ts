@@ -21,7 +21,7 @@ import type { LedgerHistory } from './types.js';
 import { projectForecast, WEEKS } from './project.js';
 import type { ForecastInput, ForecastPayload, Scenario } from './types.js';
 import type { DailyPrediction, PointPrediction, PreparedForecast } from './prepared.js';
-import { simulateForecast, simulateYoung } from './simulate.js';
+import { simulateForecast, withLevel } from './simulate.js';
 import { calibrationSummary, forecastBands } from './bands.js';
 import { uncertaintyNotes } from '../insights/uncertainty.js';
 import type { CalibrationState } from './calibrate.js';
@@ -147,7 +147,7 @@ export function runForecast(
 /** The scenario's simulated futures read into its weeks' bands, the shortfall and the calibration (docs/forecast.md#bands). */
 export function withBands(prepared: PreparedForecast, scenario: Scenario, payload: ForecastPayload, opts: BandOptions): ForecastPayload {
   const sim = simulateForecast(prepared, scenario);
-  const b = forecastBands(sim, opts.calibration, Number(opts.threshold), simulateYoung(prepared, scenario));
+  const b = forecastBands(sim, opts.calibration, Number(opts.threshold), withLevel(prepared, scenario, sim));
   const out: ForecastPayload = {
     ...payload,
     weeks: payload.weeks.map((w, k) => ({ ...w, bands: b.weeks[k]!.bands, shortfallProbability: b.weeks[k]!.shortfallProbability })),

@@ -81,7 +81,7 @@ export interface PreparedForecast {
   orgBillDelay: number;
   /** The spread of a quarter's sales and spending against the quarter before (seasonality.ts levelSpread), for the simulation. */
   levelSpread: { sales: number; spend: number };
-  /** While the business is young (no levelSpread yet), its month-on-month spread (seasonality.ts youngLevelSpread): the prior of its bands. */
+  /** While the business is under a year old (no levelSpread yet), the spread of its four-week totals (seasonality.ts youngLevelSpread). */
   youngSpread: { sales: number; spend: number };
   /** How late the organisation paid its bills (days: how many at each), for the simulation. */
   billDelays: Counts;

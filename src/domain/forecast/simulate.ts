@@ -16,9 +16,11 @@
  *   the point forecast's;
  * - scheduled and recurring amounts and manual lines are as forecast.
  *
- * Draws are independent; what moves many customers at once (a bad month) is
- * left to the calibration (calibrate.ts), which widens or narrows each
- * horizon's band from the organisation's own replayed history. The draws are
+ * Draws are independent. What moves many customers at once (a bad month) is
+ * drawn apart (withLevel: the same futures in a common level of sales and
+ * spending, the calibration's prior) and learnt by the calibration
+ * (calibrate.ts), which widens or narrows each horizon's band from the
+ * organisation's own replayed history. The draws are
  * seeded by the organisation, the day and the scenario: a snapshot's bands
  * are reproducible.
  */
@@ -45,6 +47,9 @@ export interface Simulation {
   closing: Float64Array;
   /** The part of inflow that is the invoices open and AUTHORISED today (the backtest's diagnostics). */
   receivables: Float64Array;
+  /** The part of inflow that predicted sales bring, and of outflow that predicted spending takes: what a common level scales (withLevel). */
+  sales: Float64Array;
+  spend: Float64Array;
   /**
    * Per week k, the variance each source (a customer, a supplier, a series,
    * by key) adds to closing cash at the end of week k - what it has brought or
@@ -114,12 +119,12 @@ interface Draws {
   inF: number;
   outF: number;
   excluded: ReadonlySet<string>;
-  /** Per future, the level of sales it lives in (1 on average): a common factor of every predicted sale. */
-  level: Float64Array;
-  spendLevel: Float64Array;
+  /** Week-major, what predicted sales and predicted spending bring to each future (Simulation.sales, .spend). */
+  sales: Float64Array;
+  spend: Float64Array;
 }
 
-export function simulateForecast(p: PreparedForecast, scenario: Scenario, n: number = SIMULATIONS, spreads: { sales: number; spend: number } = p.levelSpread): Simulation {
+export function simulateForecast(p: PreparedForecast, scenario: Scenario, n: number = SIMULATIONS): Simulation {
   const adj = scenario.adjustments ?? {};
   const shift = Math.trunc(adj.paymentDelayShiftDays ?? 0);
   const d: Draws = {
@@ -134,10 +139,9 @@ export function simulateForecast(p: PreparedForecast, scenario: Scenario, n: num
     inF: adj.inflowFactor === undefined ? 1 : Number(adj.inflowFactor),
     outF: adj.outflowFactor === undefined ? 1 : Number(adj.outflowFactor),
     excluded: new Set(adj.excludedItemIds ?? []),
-    level: new Float64Array(n),
-    spendLevel: new Float64Array(n),
+    sales: new Float64Array(WEEKS * n),
+    spend: new Float64Array(WEEKS * n),
   };
-  drawLevels(spreads, d);
   // In id order, so that the futures do not depend on the order the store returned the documents in.
   const open = [...p.openItems].sort((a, b) => cmpStr(a.src.id, b.src.id));
   drawReceivables(p, open, shift, d);
@@ -149,16 +153,45 @@ export function simulateForecast(p: PreparedForecast, scenario: Scenario, n: num
 }
 
 /**
- * A young business's futures (docs/forecast.md#young): the same draws, with
- * its level of sales and spending moving as its four-week totals have moved
- * (prepared.youngSpread) where no quarter-on-quarter spread is known yet. The
- * prior of its bands, and its bands while they cannot be calibrated; null
- * for a business a year old or more.
+ * The common level a future's predicted sales and spending live in
+ * (docs/forecast.md#level): the business's quarter-on-quarter spread
+ * (prepared.levelSpread), or, while it is under a year old, the spread of its
+ * four-week totals (prepared.youngSpread). None: no level to draw.
  */
-export function simulateYoung(p: PreparedForecast, scenario: Scenario, n: number = SIMULATIONS): Simulation | null {
-  const y = p.youngSpread;
-  if (!(y.sales > 0 || y.spend > 0)) return null;
-  return simulateForecast(p, scenario, n, { sales: y.sales || p.levelSpread.sales, spend: y.spend || p.levelSpread.spend });
+export function levelSpreads(p: PreparedForecast): { sales: number; spend: number } {
+  return { sales: p.youngSpread.sales || p.levelSpread.sales, spend: p.youngSpread.spend || p.levelSpread.spend };
+}
+
+/**
+ * The same futures living in a common level: each future draws one level of
+ * sales and one of spending (lognormal, median 1, the business's own spreads:
+ * levelSpreads) scaling everything its predicted sales bring and its predicted
+ * spending takes, seeded apart from the futures' own draws. What one cause
+ * moving many customers at once adds: the prior of the calibrated bands and
+ * the bands while they cannot be calibrated (bands.ts). Null when the
+ * business has no level spread.
+ */
+export function withLevel(p: PreparedForecast, scenario: Scenario, sim: Simulation): Simulation | null {
+  const { sales, spend } = levelSpreads(p);
+  if (!(sales > 0 || spend > 0)) return null;
+  const { n } = sim;
+  const u = rng(seedOf(`${p.input.orgId}|${p.input.asOf}|${scenario.id}|level`));
+  const inflow = sim.inflow.slice();
+  const outflow = sim.outflow.slice();
+  const closing = new Float64Array(sim.closing.length);
+  for (let s = 0; s < n; s++) {
+    const up = Math.exp(sales * gaussian(u)) - 1;
+    const out = Math.exp(spend * gaussian(u)) - 1;
+    let c = sim.opening;
+    for (let k = 0; k < WEEKS; k++) {
+      const i = k * n + s;
+      inflow[i]! += up * sim.sales[i]!;
+      outflow[i]! += out * sim.spend[i]!;
+      c += inflow[i]! - outflow[i]!;
+      closing[i] = c;
+    }
+  }
+  return { ...sim, inflow, outflow, closing };
 }
 
 /** Adds `amount` to week k of future s. */
@@ -308,19 +341,6 @@ function drawFixed(p: PreparedForecast, shift: number, manual: readonly { id: st
   }
 }
 
-/**
- * Each future's level of sales and of spending: lognormal with mean 1 and the
- * business's own quarter-to-quarter spread (prepared.levelSpread), one draw
- * per future shared by every predicted sale (or bill) in it.
- */
-function drawLevels(spreads: { sales: number; spend: number }, d: Draws): void {
-  const { sales, spend } = spreads;
-  for (let s = 0; s < d.n; s++) {
-    d.level[s] = Math.exp(sales * gaussian(d.u));
-    d.spendLevel[s] = Math.exp(spend * gaussian(d.u));
-  }
-}
-
 /** A standard normal draw (Box-Muller). */
 function gaussian(u: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
@@ -345,14 +365,16 @@ function drawSeries(p: PreparedForecast, shift: number, d: Draws): void {
       const scale = unit * (dp.inflow ? d.inF : d.outF);
       const v2 = mean * scale ** 2 * (1 + (dp.unitSpread ?? 0) ** 2);
       for (let j = k; j < WEEKS; j++) addVariance(d, j, key, v2);
-      // The future's level of sales (customers' purchases) or of spending (bills' and spending series) scales what it brings.
-      const level = dp.customer ? d.level : dp.inflow ? null : d.spendLevel;
+      // A common level of sales (customers' purchases) or of spending (bills' and spending series) scales what it brings (withLevel).
+      const levelled = dp.customer ? d.sales : dp.inflow ? null : d.spend;
       // c events of varying size: their sum's spread is the events' over the square root of c (lognormal, mean kept).
       const v = dp.unitSpread ?? 0;
       forEachPoissonCount(mean, d.n, d.u, (s, c) => {
         const sigma = v > 0 ? Math.sqrt(Math.log(1 + (v * v) / c)) : 0;
         const size = sigma > 0 ? Math.exp(sigma * gaussian(d.u) - (sigma * sigma) / 2) : 1;
-        put(d, k, s, c * unit * size * (level ? level[s]! : 1), dp.inflow);
+        const amount = c * unit * size;
+        put(d, k, s, amount, dp.inflow);
+        if (levelled) levelled[k * d.n + s]! += amount * (dp.inflow ? d.inF : d.outF);
       });
     }
   }
@@ -405,5 +427,5 @@ function finishPaths(p: PreparedForecast, d: Draws): Simulation {
       closing[i] = c;
     }
   }
-  return { n, opening, inflow: d.inflow, outflow: d.outflow, closing, receivables: d.receivables, variance: d.variance };
+  return { n, opening, inflow: d.inflow, outflow: d.outflow, closing, receivables: d.receivables, sales: d.sales, spend: d.spend, variance: d.variance };
 }
