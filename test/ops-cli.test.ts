@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { freshStore, type TestStore } from './helpers/store.js';
@@ -32,6 +33,29 @@ describe('cashline-server operations on PostgreSQL', () => {
     expect(org).toMatchObject({ timezone: 'Australia/Sydney', baseCurrency: 'AUD', fyEndDay: 30, fyEndMonth: 6, slug: 'acme-and-sons' });
     const [ba] = await store.db.select().from(s.billingAccounts).where(eq(s.billingAccounts.id, r.json.billingAccountId));
     expect(ba).toMatchObject({ plan: 'Free', subscriptionStatus: 'active', trialEndsAt: null });
+  });
+
+  it('only the commands that serve reads or report on it open the read replica: org create never connects to it, status does', async () => {
+    // A stand-in replica that counts the connections made to it (and drops them: the replica is then down).
+    let connections = 0;
+    const fake = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((done) => fake.listen(0, '127.0.0.1', done));
+    try {
+      const withReplica = { ...env, DATABASE_REPLICA_URL: `postgres://postgres@127.0.0.1:${(fake.address() as AddressInfo).port}/test` };
+      const r = await ops(['org', 'create', '--name', 'No Replica Needed'], withReplica);
+      expect(r.code, r.stderr).toBe(0);
+      expect(connections).toBe(0);
+      const st = await ops(['status'], withReplica);
+      expect(st.code, st.stderr).toBe(0);
+      expect(st.json.replica).not.toBeNull();
+      expect(connections).toBeGreaterThan(0);
+      expect((await ops(['status'], env)).json.replica).toBeNull();
+    } finally {
+      await new Promise((done) => fake.close(done));
+    }
   });
 
   it('org create takes every documented flag', async () => {

@@ -42,15 +42,20 @@ export interface CommandContext {
   keyring(): Keyring;
 }
 
-/** The store this configuration names: PostgreSQL (reached directly or through a transaction pooler) or the embedded one. */
-export function storeOptions(config: Config): OpenOptions {
+/**
+ * The store this configuration names: PostgreSQL (reached directly or through
+ * a transaction pooler) or the embedded one; with the read replica
+ * (DATABASE_REPLICA_URL: its pool and its lag monitor) only for `replica`, the
+ * commands that serve reads (serve, demo) or report on it (status).
+ */
+export function storeOptions(config: Config, opts: { replica?: boolean } = {}): OpenOptions {
   if (config.DATABASE_DIRECT_URL && !config.DATABASE_URL) throw new ConfigError('invalid configuration: DATABASE_DIRECT_URL: needs DATABASE_URL');
   return {
     databaseUrl: config.DATABASE_URL,
     dataDir: config.CASHLINE_DATA_DIR,
     pooled: config.DATABASE_POOLER === 'transaction',
     directUrl: config.DATABASE_DIRECT_URL,
-    replicaUrl: config.DATABASE_REPLICA_URL,
+    replicaUrl: opts.replica ? config.DATABASE_REPLICA_URL : undefined,
     replicaMaxLagSeconds: config.DATABASE_REPLICA_MAX_LAG_SECONDS,
   };
 }
@@ -85,6 +90,7 @@ export function dateArg(name: string) {
 export function action<A extends unknown[]>(
   io: Io,
   fn: (ctx: CommandContext, ...args: A) => Promise<unknown>,
+  opts: { replica?: boolean } = {},
 ): (...args: A) => Promise<void> {
   return async (...args: A) => {
     let store: Store | undefined;
@@ -98,7 +104,7 @@ export function action<A extends unknown[]>(
         async store() {
           if (io.sharedStore) return io.sharedStore;
           if (!store) {
-            store = await openStore(storeOptions(config));
+            store = await openStore(storeOptions(config, opts));
             await migrate(store.db);
           }
           return store;

@@ -173,7 +173,7 @@ function demoCommand(program: Command, io: Io): void {
           ].join('\n'),
         );
         return KEEP_RUNNING;
-      }),
+      }, { replica: true }),
     );
 }
 
@@ -192,7 +192,7 @@ function serveCommand(program: Command, io: Io): void {
         if (opts.workers !== false) await startWorkers(ctx, ledger);
         io.stdout(`${JSON.stringify({ baseUrl: server.url })}\n`);
         return KEEP_RUNNING;
-      }),
+      }, { replica: true }),
     );
 }
 

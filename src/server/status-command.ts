@@ -16,6 +16,6 @@ export function statusCommand(program: Command, io: Io): void {
       action(io, async (ctx) => {
         const store = await ctx.store();
         return { store: store.kind, replica: store.replica ? await store.replica.probe() : null };
-      }),
+      }, { replica: true }),
     );
 }
