@@ -207,14 +207,19 @@ const decodeSegment = (s: string): string => {
 /** 400 naming the first declared parameter (path or query) whose value holds a NUL character. */
 const rejectNul: MiddlewareHandler<AppEnv> = async (c, next) => {
   const template = c.get('route');
-  const actual = new URL(c.req.url).pathname.split('/');
-  template.split('/').forEach((segment, i) => {
-    if (segment.startsWith(':') && decodeSegment(actual[i] ?? '').includes('\0')) {
-      throw badRequest(segment.slice(1), 'must not contain a NUL character');
-    }
-  });
+  // The request's path is parsed only for a template with path parameters.
+  if (template.includes('/:')) {
+    const actual = new URL(c.req.url).pathname.split('/');
+    template.split('/').forEach((segment, i) => {
+      if (segment.startsWith(':') && decodeSegment(actual[i] ?? '').includes('\0')) {
+        throw badRequest(segment.slice(1), 'must not contain a NUL character');
+      }
+    });
+  }
+  // The query string parsed once (as c.req.queries(name) would for each name).
+  const queries = c.req.queries();
   for (const name of ROUTE_QUERY_PARAMS.get(template) ?? []) {
-    if ((c.req.queries(name) ?? []).some((v) => v.includes('\0'))) throw badRequest(name, 'must not contain a NUL character');
+    if ((queries[name] ?? []).some((v) => v.includes('\0'))) throw badRequest(name, 'must not contain a NUL character');
   }
   await next();
 };

@@ -9,6 +9,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
 import type { MiddlewareHandler } from 'hono';
+import { bodyBytes, hasBody } from './held-body.js';
 
 export const COMPRESS_MIN_BYTES = 1024;
 const ENCODINGS = ['br', 'gzip', 'deflate'] as const;
@@ -46,14 +47,14 @@ export function compression(minBytes = COMPRESS_MIN_BYTES): MiddlewareHandler {
   return async (c, next) => {
     await next();
     const res = c.res;
-    if (c.req.method === 'HEAD' || !res.body || res.status === 204 || res.status === 206 || res.status === 304 || res.headers.has('Content-Encoding')) return;
+    if (c.req.method === 'HEAD' || !hasBody(res) || res.status === 204 || res.status === 206 || res.status === 304 || res.headers.has('Content-Encoding')) return;
     if (!COMPRESSIBLE.test(res.headers.get('Content-Type') ?? '') || /no-transform/i.test(res.headers.get('Cache-Control') ?? '')) return;
     const vary = res.headers.get('Vary');
     if (!vary) res.headers.set('Vary', 'Accept-Encoding');
     else if (!/accept-encoding/i.test(vary)) res.headers.set('Vary', `${vary}, Accept-Encoding`);
     const encoding = pickEncoding(c.req.header('Accept-Encoding'));
     if (!encoding) return;
-    const body = Buffer.from(await res.arrayBuffer());
+    const body = await bodyBytes(res);
     const out = body.length < minBytes ? body : await encoders[encoding](body);
     c.res = new Response(out, { status: res.status, headers: res.headers });
     if (out !== body) {

@@ -263,14 +263,17 @@ export const envelope: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 
   // A 304 (If-None-Match) is a read like any other: the same headers.
-  if ((c.res.status < 200 || c.res.status > 299) && c.res.status !== 304) return;
-  c.header('X-Service-Subscription', env.subscription.status);
-  c.header('X-Service-Plan', env.subscription.plan);
+  const res = c.res;
+  if ((res.status < 200 || res.status > 299) && res.status !== 304) return;
+  // Set on the answer itself: c.header() on a finished answer rebuilds it around its body as a stream (observe.ts).
+  const h = res.headers;
+  h.set('X-Service-Subscription', env.subscription.status);
+  h.set('X-Service-Plan', env.subscription.plan);
   if (env.subscription.status === 'trialing' && env.subscription.trialDaysRemaining !== null) {
-    c.header('X-Service-Trial-Days-Remaining', String(env.subscription.trialDaysRemaining));
+    h.set('X-Service-Trial-Days-Remaining', String(env.subscription.trialDaysRemaining));
   }
-  c.header('X-Service-Reset-Minutes', String(env.usage?.nextCreditInMinutes ?? 0));
+  h.set('X-Service-Reset-Minutes', String(env.usage?.nextCreditInMinutes ?? 0));
   // The admission counted this call in the daily bucket already (and gives it back if the answer is not chargeable).
-  c.header('X-Service-Quota-Remaining', String(Math.max(0, env.quota.remaining)));
-  c.header('X-Service-Quota-Reset', env.quota.resetAt.toISOString());
+  h.set('X-Service-Quota-Remaining', String(Math.max(0, env.quota.remaining)));
+  h.set('X-Service-Quota-Reset', env.quota.resetAt.toISOString());
 };

@@ -6,7 +6,7 @@
  * carries the envelope's headers like the 200 it stands for.
  *
  * The tag is taken from the body as the handler hands it over (`c.json`'s
- * text, `c.body`'s bytes: both wrapped for the request), so the answer is
+ * text, encoded once; `c.body`'s bytes: both wrapped for the request), so the answer is
  * never read back or rebuilt: it leaves on the server's fast path, as if
  * there were no ETag. An answer made another way (none today) is read once
  * and rebuilt from its bytes.
@@ -45,9 +45,11 @@ export function etagging(): MiddlewareHandler {
       return (body as (...a: unknown[]) => Response)(data, arg, headers);
     }) as Body;
     c.json = ((object: unknown, arg?: unknown, headers?: Record<string, string>) => {
+      // Encoded once: the hash, the Content-Length and the socket take the same bytes (a string would be encoded for each).
       const text = JSON.stringify(object);
-      tagged(text, arg);
-      return (body as (...a: unknown[]) => Response)(text, arg, { 'Content-Type': 'application/json', ...headers });
+      const data = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+      tagged(data, arg);
+      return (body as (...a: unknown[]) => Response)(data, arg, { 'Content-Type': 'application/json', ...headers });
     }) as typeof c.json;
     await next();
     const res = c.res;

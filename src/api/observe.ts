@@ -27,15 +27,19 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
 
   await next();
 
-  const status = c.res.status;
+  const res = c.res;
+  const status = res.status;
   const rl = c.get('rateLimit');
+  // Set on the answer itself: c.header() on a finished answer rebuilds it around its body as a stream, which takes
+  // it off the server's fast path (a string or bytes written at once) to be pumped chunk by chunk.
+  const headers = res.headers;
   if (rl.policies.length > 0) {
-    c.header('RateLimit-Policy', rl.policies.join(', '));
-    c.header('RateLimit', rl.limits.join(', '));
+    headers.set('RateLimit-Policy', rl.policies.join(', '));
+    headers.set('RateLimit', rl.limits.join(', '));
   }
   // A successful answer may be kept by the client alone and revalidated (its ETag; If-None-Match: 304); errors never.
-  c.header('Cache-Control', c.res.status === 200 || c.res.status === 304 ? 'private, no-cache' : 'no-store');
-  c.header('X-Request-Id', requestId);
+  headers.set('Cache-Control', status === 200 || status === 304 ? 'private, no-cache' : 'no-store');
+  headers.set('X-Request-Id', requestId);
 
   const key = c.get('key');
   const auth = c.get('auth');

@@ -89,6 +89,17 @@ export function warn(c: Context<AppEnv>, ignored: readonly Warning[]): void {
   c.set('warnings', [...(c.get('warnings') ?? []), ...ignored]);
 }
 
+/** A template's ROUTE_QUERY_PARAMS as a set, made once per list (a route declared again gets a new list). */
+const KNOWN_PARAMS = new WeakMap<readonly string[], ReadonlySet<string>>();
+const NO_PARAMS: ReadonlySet<string> = new Set();
+function knownParams(template: string): ReadonlySet<string> {
+  const list = ROUTE_QUERY_PARAMS.get(template);
+  if (!list) return NO_PARAMS;
+  let known = KNOWN_PARAMS.get(list);
+  if (!known) KNOWN_PARAMS.set(list, (known = new Set(list)));
+  return known;
+}
+
 /**
  * The warnings every request gets from the pipeline: query parameters the
  * endpoint does not declare, and an X-Service-Tool that does not match
@@ -96,7 +107,7 @@ export function warn(c: Context<AppEnv>, ignored: readonly Warning[]): void {
  */
 export function pipelineWarnings(c: Context<AppEnv>, template: string, toolPattern: RegExp): Warning[] {
   const out: Warning[] = [];
-  const known = new Set(ROUTE_QUERY_PARAMS.get(template) ?? []);
+  const known = knownParams(template);
   for (const [name, values] of Object.entries(c.req.queries())) {
     if (known.has(name)) continue;
     for (const value of values) out.push({ parameter: name, value, message: `unknown parameter, ignored; this endpoint takes: ${[...known].join(', ')}` });

@@ -25,6 +25,7 @@ import pg from 'pg';
 import * as schema from './schema.js';
 import { lockEmbeddedStore } from './embedded-lock.js';
 import { openReplica, type ReplicaMonitor } from './replica.js';
+import { parseTextArray, TEXT_ARRAY_OIDS } from './text-array.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type StoreKind = 'pglite' | 'postgres';
@@ -60,6 +61,8 @@ const OID = { INT8: 20, DATE: 1082, NUMERIC: 1700 } as const;
 // drizzle's node-postgres session falls back to the global parsers, so set them
 // globally too: int8 as a number (counts and ids stay far below 2^53 here).
 pg.types.setTypeParser(OID.INT8, (v: string) => Number(v));
+// text[] read in one scan (the lists' category of every row is one): the same arrays as pg's parser (text-array.ts).
+for (const oid of TEXT_ARRAY_OIDS) pg.types.setTypeParser(oid, parseTextArray);
 
 const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {

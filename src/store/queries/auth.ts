@@ -3,9 +3,21 @@
  * with its organisation and billing account by the key's public prefix, and
  * an organisation a key may name (its own, or a partner's linked client).
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db.js';
 import * as s from '../schema.js';
+
+/** keyByPrefix's query, its SQL built once per handle (a select builder builds it anew on every execution). */
+const keyQuery = (db: Db) =>
+  db
+    .select({ key: s.apiKeys, org: s.organisations, billing: s.billingAccounts })
+    .from(s.apiKeys)
+    .leftJoin(s.organisations, eq(s.organisations.id, s.apiKeys.orgId))
+    .leftJoin(s.billingAccounts, eq(s.billingAccounts.id, s.organisations.billingAccountId))
+    .where(eq(s.apiKeys.keyPrefix, sql.placeholder('prefix')))
+    // '': PostgreSQL's unnamed statement (what an unprepared query uses), nothing kept in a server session.
+    .prepare('');
+const keyQueries = new WeakMap<Db, ReturnType<typeof keyQuery>>();
 
 /**
  * The key of this prefix with its organisation and billing account (one
@@ -13,15 +25,12 @@ import * as s from '../schema.js';
  * server-side prepared statement lives in one server session, which a
  * transaction pooler (PgBouncer) does not keep for a client (docs/scaling.md
  * "PgBouncer"); the process's key cache (src/api/key-cache.ts) spares most
- * requests this look-up anyway.
+ * requests this look-up anyway. Only the query's text is kept, in process.
  */
 export async function keyByPrefix(db: Db, prefix: string) {
-  const [r] = await db
-    .select({ key: s.apiKeys, org: s.organisations, billing: s.billingAccounts })
-    .from(s.apiKeys)
-    .leftJoin(s.organisations, eq(s.organisations.id, s.apiKeys.orgId))
-    .leftJoin(s.billingAccounts, eq(s.billingAccounts.id, s.organisations.billingAccountId))
-    .where(eq(s.apiKeys.keyPrefix, prefix));
+  let q = keyQueries.get(db);
+  if (!q) keyQueries.set(db, (q = keyQuery(db)));
+  const [r] = await q.execute({ prefix });
   return r;
 }
 

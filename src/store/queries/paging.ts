@@ -277,20 +277,44 @@ export function textArray(values: readonly string[]): SQL {
   return sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
 }
 
-const PG_NUMERIC = /^(-?)(\d+)(?:\.(\d+))?$/;
+/** The character codes money() reads. */
+const MINUS = 45;
+const DOT = 46;
+const ZERO = 48;
+const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**
  * canonical() for NUMERIC text as the store returns it ('123.4500', '-0.50'),
- * without a decimal.js round trip (lists format tens of thousands of values);
+ * without a decimal.js round trip (lists format tens of thousands of values):
+ * `-?\d+(\.\d+)?` is trimmed of its leading and trailing zeros in one scan,
+ * and handed back as it is when there is nothing to trim (most amounts);
  * anything else goes through canonical().
  */
 export function money(v: string): string {
-  const m = PG_NUMERIC.exec(v);
-  if (!m) return canonical(v);
-  const int = m[2]!.replace(/^0+(?=\d)/, '');
-  const frac = (m[3] ?? '').replace(/0+$/, '');
-  const abs = frac ? `${int}.${frac}` : int;
-  return abs === '0' ? '0' : `${m[1]}${abs}`;
+  const n = v.length;
+  const neg = v.charCodeAt(0) === MINUS;
+  const intStart = neg ? 1 : 0;
+  let i = intStart;
+  while (i < n && isDigit(v.charCodeAt(i))) i++;
+  const intEnd = i;
+  if (intEnd === intStart) return canonical(v);
+  // Where the answer ends: after the last non-zero digit of the fraction, else before the point.
+  let end = intEnd;
+  if (i < n) {
+    if (v.charCodeAt(i) !== DOT) return canonical(v);
+    const fracStart = ++i;
+    while (i < n && isDigit(v.charCodeAt(i))) i++;
+    if (i !== n || i === fracStart) return canonical(v);
+    end = n;
+    while (end > fracStart && v.charCodeAt(end - 1) === ZERO) end--;
+    if (end === fracStart) end = intEnd;
+  }
+  // Leading zeros of the integer part go, its last digit stays.
+  let start = intStart;
+  while (start < intEnd - 1 && v.charCodeAt(start) === ZERO) start++;
+  if (end === intEnd && start === intEnd - 1 && v.charCodeAt(start) === ZERO) return '0';
+  if (start === intStart) return end === n ? v : v.slice(0, end);
+  return neg ? `-${v.slice(start, end)}` : v.slice(start, end);
 }
 
 export function moneyOrNull(v: string | null | undefined): string | null {
