@@ -105,5 +105,20 @@ describe('list parameters', () => {
         expect(money(text)).toBe(canonical(text));
       }),
     );
+    // Leading zeros, and texts that are not NUMERIC's form at all: the same answer (or the same refusal) as canonical().
+    const outcome = (f: () => string) => {
+      try {
+        return { value: f() };
+      } catch (e) {
+        return { error: String(e) };
+      }
+    };
+    for (const t of ['007.50', '-00.000', '00', '-0', '.5', '1.', '-', '', '1e5', '1.2.3', '--1', ' 1', 'NaN']) expect(outcome(() => money(t)), t).toEqual(outcome(() => canonical(t)));
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('-', '0', '0', '1', '9', '.', 'e', ' ') }), (t) => {
+        expect(outcome(() => money(t))).toEqual(outcome(() => canonical(t)));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
