@@ -65,6 +65,10 @@ describe('Online Retail converter', () => {
     expect(out.counts.customers).toBeGreaterThan(4_000);
   }, 120_000);
 
+  it('a missing file fails the read with the file system\'s error at once (it used to wait for ever)', async () => {
+    await expect(convertOnlineRetail(`${CSV}.missing`)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('is deterministic (ids are hashes of the source keys)', async () => {
     const a = await convertOnlineRetail(CSV, { maxRows: 3_000 });
     const b = await convertOnlineRetail(CSV, { maxRows: 3_000 });

@@ -88,7 +88,11 @@ type Body = Record<string, unknown>;
 /** Reads the CSV into one document per InvoiceNo (first-seen order), with the number of rows read. */
 async function readDocs(csvGzPath: string, opts: OnlineRetailOptions, progress: Progress): Promise<{ docs: Map<string, Doc>; rows: number }> {
   const docs = new Map<string, Doc>();
-  const lines = createInterface({ input: createReadStream(csvGzPath).pipe(createGunzip()), crlfDelay: Infinity });
+  // pipe() does not pass the file's errors on: a missing or unreadable file must fail the read, not leave it waiting.
+  const file = createReadStream(csvGzPath);
+  const gunzip = createGunzip();
+  file.on('error', (err) => gunzip.destroy(err));
+  const lines = createInterface({ input: file.pipe(gunzip), crlfDelay: Infinity });
   let rows = 0;
   let header = true;
   for await (const line of lines) {
