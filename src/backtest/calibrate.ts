@@ -56,7 +56,7 @@ export function calibrateLedger(raw: RawLedger, today: string, onProgress?: (don
     const r = forecastAt(ix, cutoff, base);
     // What the calibration knew by this cut-off (the same final state as advancing once at the end: every later observation is known later).
     cal.advance(toDay(cutoff));
-    const bands = r.raw.map((q, k) => Object.fromEntries(FIGURES.map((f) => [f, cal.band(k, f, q[f], r.level?.[k]![f]) ?? r.level?.[k]![f] ?? q[f]])) as Record<Figure, Quantiles>);
+    const bands = r.raw.map((q, k) => Object.fromEntries(FIGURES.map((f) => [f, cal.band(k, f, q[f], r.level?.[k]![f])])) as Record<Figure, Quantiles>);
     track.push({ kind: 'replayed', asOfDate: cutoff, snapshotId: null, computedAt, seeded: false, startingCash: r.payload.startingCash, weeks: trackWeeksOfReplay(r.payload, bands) });
     cal.countCutoff();
     for (let k = 0; k < WEEKS; k++) {

@@ -190,8 +190,7 @@ function replayCutoff(r: Replay, cutoff: string, scoring: boolean): void {
       const f = FIGURE_OF[m];
       const y = actual[k]![m];
       if (scoring) {
-        const prior = level?.[k]![f];
-        const band = r.calibrator.band(k, f, raw[k]![f], prior) ?? prior ?? raw[k]![f];
+        const band = r.calibrator.band(k, f, raw[k]![f], level?.[k]![f]);
         r.score.cashline.all[m].add(points[m], y, band);
         r.score.cashline.byHorizon[k]![m].add(points[m], y, band);
         if (f === 'closing') {
@@ -240,7 +239,7 @@ function diagnose(ix: ReplayIndex, input: ForecastInput, prepared: PreparedForec
   const raw = simulatedBands({ ...sim, inflow: sim.receivables });
   x.openCalibrator.advance(x.C);
   cash.forEach((f, k) => {
-    const band = x.openCalibrator.band(k, 'inflow', raw[k]!.inflow) ?? raw[k]!.inflow;
+    const band = x.openCalibrator.band(k, 'inflow', raw[k]!.inflow);
     if (x.scoring) x.score.cashline.open.add(f, actualOpen[k]!, band);
     x.openCalibrator.observe(x.known(k), k, 'inflow', raw[k]!.inflow, actualOpen[k]!.toNumber());
   });

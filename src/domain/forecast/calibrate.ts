@@ -242,10 +242,14 @@ export class OnlineCalibrator {
     }));
   }
 
-  /** The calibrated band of horizon week h (0-based) for a figure, as things stand; null when not calibrated yet. */
-  band(h: number, figure: Figure, sim: Quantiles, prior?: Quantiles): Quantiles | null {
+  /**
+   * The band a forecast shows for horizon week h (0-based) of a figure, as
+   * things stand: calibrated once the week can be, else the prior's (a
+   * common level's futures), else the simulation's own.
+   */
+  band(h: number, figure: Figure, sim: Quantiles, prior?: Quantiles): Quantiles {
     const s = scaleFor(this.horizons, h, figure);
-    return s ? calibratedBand(sim, s, prior) : null;
+    return s ? calibratedBand(sim, s, prior) : (prior ?? sim);
   }
 
   /** A past cut-off's simulated band of week h and what actually happened, known from `day` on. */

@@ -97,10 +97,10 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
 }
 
 /** A business is young for its bands while its first document is under a year old. */
-export const YOUNG_DAYS = 365;
+const YOUNG_DAYS = 365;
 
 /**
- * A young business's level spreads (docs/forecast.md#young): where the
+ * A young business's level spreads (docs/forecast.md#level): where the
  * quarter-on-quarter spread is not measurable yet (`level`: 0), the spread of
  * its four-week totals of sales and of spending since its first document
  * (seasonality.ts youngLevelSpread); none once it is a year old.

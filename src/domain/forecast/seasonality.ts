@@ -68,7 +68,7 @@ export function levelSpread(monthly: ReadonlyMap<number, number>, asOf: number):
 }
 
 /**
- * A young business's level spread (docs/forecast.md#young): while it has too
+ * A young business's level spread (docs/forecast.md#level): while it has too
  * little history for levelSpread, how much its four-week totals have moved
  * against the four weeks before (the standard deviation of log(weeks w..w+3 /
  * weeks w-4..w-1), over its complete weeks counted back from asOf, at every

@@ -178,20 +178,30 @@ export function withLevel(p: PreparedForecast, scenario: Scenario, sim: Simulati
   const u = rng(seedOf(`${p.input.orgId}|${p.input.asOf}|${scenario.id}|level`));
   const inflow = sim.inflow.slice();
   const outflow = sim.outflow.slice();
-  const closing = new Float64Array(sim.closing.length);
   for (let s = 0; s < n; s++) {
     const up = Math.exp(sales * gaussian(u)) - 1;
     const out = Math.exp(spend * gaussian(u)) - 1;
-    let c = sim.opening;
     for (let k = 0; k < WEEKS; k++) {
       const i = k * n + s;
       inflow[i]! += up * sim.sales[i]!;
       outflow[i]! += out * sim.spend[i]!;
+    }
+  }
+  return { ...sim, inflow, outflow, closing: closingCash(sim.opening, inflow, outflow, n) };
+}
+
+/** Each future's closing cash, week after week: the opening plus its inflows less its outflows so far (arrays week-major). */
+function closingCash(opening: number, inflow: Float64Array, outflow: Float64Array, n: number): Float64Array {
+  const closing = new Float64Array(WEEKS * n);
+  for (let s = 0; s < n; s++) {
+    let c = opening;
+    for (let k = 0; k < WEEKS; k++) {
+      const i = k * n + s;
       c += inflow[i]! - outflow[i]!;
       closing[i] = c;
     }
   }
-  return { ...sim, inflow, outflow, closing };
+  return closing;
 }
 
 /** Adds `amount` to week k of future s. */
@@ -416,16 +426,12 @@ function forEachPoissonCount(mean: number, n: number, u: () => number, put: (s: 
 function finishPaths(p: PreparedForecast, d: Draws): Simulation {
   const { n } = d;
   const opening = Number(p.cash.effectiveStartingCash);
-  const closing = new Float64Array(WEEKS * n);
-  for (let s = 0; s < n; s++) {
-    let c = opening;
-    for (let k = 0; k < WEEKS; k++) {
-      const i = k * n + s;
-      d.inflow[i]! += d.fixedIn[k]!;
-      d.outflow[i]! += d.fixedOut[k]!;
-      c += d.inflow[i]! - d.outflow[i]!;
-      closing[i] = c;
+  for (let k = 0; k < WEEKS; k++) {
+    for (let s = 0; s < n; s++) {
+      d.inflow[k * n + s]! += d.fixedIn[k]!;
+      d.outflow[k * n + s]! += d.fixedOut[k]!;
     }
   }
+  const closing = closingCash(opening, d.inflow, d.outflow, n);
   return { n, opening, inflow: d.inflow, outflow: d.outflow, closing, receivables: d.receivables, sales: d.sales, spend: d.spend, variance: d.variance };
 }
