@@ -12,7 +12,8 @@ import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
 import { projectForecast } from '../src/domain/forecast/project.js';
 import { levelSpreads, poissonSampler, rng, simulateForecast, withLevel } from '../src/domain/forecast/simulate.js';
 import { calibrationSummary, forecastBands, simulatedBands } from '../src/domain/forecast/bands.js';
-import { calibratedBand, OnlineCalibrator, normalQuantile, scoreOf, valueAt, type CalibrationState } from '../src/domain/forecast/calibrate.js';
+import fc from 'fast-check';
+import { calibratedBand, conformalCdf, conformalQuantile, GAMMA, OnlineCalibrator, normalQuantile, scoreOf, TARGET_ALPHA, valueAt, type CalibrationState } from '../src/domain/forecast/calibrate.js';
 import { levelSpread, youngLevelSpread } from '../src/domain/forecast/seasonality.js';
 import { calibrationEvery } from '../src/backtest/calibrate.js';
 import { toDay } from '../src/domain/forecast/days.js';
@@ -284,6 +285,50 @@ describe('calibration', () => {
     expect(scoreOf(q, 100)).toBe(0);
     expect(scoreOf(q, 160)).toBe(1);
     for (const y of [-50, 90, 130, 400]) expect(valueAt(q, scoreOf(q, y))).toBeCloseTo(y, 9);
+  });
+
+  it('ACI is stepped on the band the forecast showed at its cut-off, not on the band as it stands when the outcome arrives', () => {
+    // Given a calibration that has learnt wide scores (actuals 3 band-widths out), so week 1's band is wide,
+    const sim = { p10: -1, p50: 0, p90: 1 };
+    const cal = new OnlineCalibrator(1);
+    for (let i = 0; i < 8; i++) cal.observe(i + 1, 0, 'closing', sim, i % 2 ? 3 : -3);
+    cal.advance(8);
+    // and a forecast made on day 9 whose outcome (2.5) lies inside the band it showed but arrives only on day 100,
+    const shown = cal.band(0, 'closing', sim);
+    expect(shown.p90).toBeGreaterThan(2.5);
+    cal.observe(100, 0, 'closing', sim, 2.5);
+    // when forty later forecasts land on their median and narrow the band before that outcome arrives,
+    for (let t = 10; t < 50; t++) {
+      cal.advance(t);
+      cal.observe(t + 1, 0, 'closing', sim, 0);
+    }
+    cal.advance(60);
+    const scale = cal.horizons[0]!.closing;
+    expect(calibratedBand(sim, scale).p90).toBeLessThan(2.5);
+    const before = scale.alpha;
+    // then its arrival counts as the hit it was: alpha rises by GAMMA times the target miss rate (a miss would lower it).
+    cal.advance();
+    expect(scale.alpha).toBeCloseTo(before + GAMMA * TARGET_ALPHA, 12);
+  });
+
+  it('conformal quantiles: level k / (n + 1) reads the k-th smallest score; beyond the ends at most one outer spacing further; the cdf is its inverse', () => {
+    expect(conformalQuantile([1, 2, 4, 8], 0.2)).toBe(1);
+    expect(conformalQuantile([1, 2, 4, 8], 0.6)).toBe(4);
+    expect(conformalQuantile([1, 2, 4, 8], 0.5)).toBe(3);
+    expect(conformalQuantile([1, 2, 4, 8], 0)).toBe(0);
+    expect(conformalQuantile([1, 2, 4, 8], 1)).toBe(12);
+    // Wider than the sample quantile with few scores: the 10% level of 9 scores is the lowest one, not between the first two.
+    expect(conformalQuantile([0, 1, 2, 3, 4, 5, 6, 7, 8], 0.1)).toBe(0);
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: -1000, max: 1000 }), { minLength: 2, maxLength: 40 }), fc.double({ min: 0, max: 1, noNaN: true }), (xs, q) => {
+        const s = [...xs].sort((a, b) => a - b);
+        const x = conformalQuantile(s, q);
+        expect(conformalCdf(s, x)).toBeCloseTo(q, 9);
+        expect(x).toBeGreaterThanOrEqual(s[0]! - (s[1]! - s[0]!) - 1e-9);
+        expect(x).toBeLessThanOrEqual(s[s.length - 1]! + (s[s.length - 1]! - s[s.length - 2]!) + 1e-9);
+        expect(conformalQuantile(s, Math.min(1, q + 0.01))).toBeGreaterThanOrEqual(x - 1e-9);
+      }),
+    );
   });
 
   it('no calibration is stated before any week has enough replayed outcomes', () => {

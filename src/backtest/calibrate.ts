@@ -62,7 +62,7 @@ export function calibrateLedger(raw: RawLedger, today: string, onProgress?: (don
     for (let k = 0; k < WEEKS; k++) {
       const known = r.known(k);
       if (known > end) break;
-      for (const m of MEASURES) cal.observe(known, k, FIGURE_OF[m], r.raw[k]![FIGURE_OF[m]], r.actual[k]![m].toNumber());
+      for (const m of MEASURES) cal.observe(known, k, FIGURE_OF[m], r.raw[k]![FIGURE_OF[m]], r.actual[k]![m].toNumber(), r.level?.[k]![FIGURE_OF[m]]);
     }
     onProgress?.(i + 1, cutoffs.length);
   });

@@ -198,7 +198,7 @@ function replayCutoff(r: Replay, cutoff: string, scoring: boolean): void {
           r.reliability.add(p, actual[k]!.closing.lt(opening));
         }
       }
-      r.calibrator.observe(known(k), k, f, raw[k]![f], y.toNumber());
+      r.calibrator.observe(known(k), k, f, raw[k]![f], y.toNumber(), level?.[k]![f]);
     }
   });
   for (const method of BASELINES) {

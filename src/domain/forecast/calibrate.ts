@@ -29,7 +29,7 @@ export type Figure = (typeof FIGURES)[number];
 /** The target miss rate of the 80% band (10% below P10, 10% above P90). */
 export const TARGET_ALPHA = 0.2;
 /** ACI's step: how far one hit or miss moves the band's level. */
-export const GAMMA = 0.02;
+export const GAMMA = 0.04;
 /** Scores a horizon week needs before its bands are calibrated (under: the simulated bands, marked uncalibrated). */
 export const MIN_SCORES = 8;
 /** Scores kept per horizon week and figure: the latest (a business changes; what it did two years ago says less). */
@@ -94,17 +94,45 @@ export function quantileOf(sorted: readonly number[], q: number): number {
   return i + 1 < sorted.length ? sorted[i]! * (1 - f) + sorted[i + 1]! * f : sorted[sorted.length - 1]!;
 }
 
-/** The share of sorted values below x, linearly interpolated between them (the inverse of quantileOf). */
-export function cdfOf(sorted: readonly number[], x: number): number {
+/**
+ * The q-quantile of past scores (or errors) as a conformal band reads it: the
+ * k-th smallest of n exchangeable scores lies below the next one with
+ * probability k / (n + 1), so level q sits at order statistic q (n + 1)
+ * (linearly interpolated; beyond the extremes, at most one outer spacing
+ * further). With few scores this reads wider than the sample quantile
+ * (quantileOf), as a band that must hold the next score should.
+ */
+export function conformalQuantile(sorted: readonly number[], q: number): number {
   const n = sorted.length;
   if (n === 0) return NaN;
-  if (x <= sorted[0]!) return 0;
-  if (x >= sorted[n - 1]!) return 1;
-  // Inside the scores: the last at or below x and the next one.
-  const lo = upperBound(sorted, x) - 1;
-  const a = sorted[lo]!;
-  const b = sorted[lo + 1]!;
-  return (lo + (b > a ? (x - a) / (b - a) : 0)) / (n - 1);
+  if (n === 1) return sorted[0]!;
+  const h = Math.min(Math.max(q, 0), 1) * (n + 1) - 1;
+  if (h <= 0) return sorted[0]! + h * (sorted[1]! - sorted[0]!);
+  if (h >= n - 1) return sorted[n - 1]! + (h - (n - 1)) * (sorted[n - 1]! - sorted[n - 2]!);
+  const i = Math.floor(h);
+  return sorted[i]! + (h - i) * (sorted[i + 1]! - sorted[i]!);
+}
+
+/** The level at which conformalQuantile reads x: the calibrated share of scores below x (its inverse; 0 and 1 beyond its ends). */
+export function conformalCdf(sorted: readonly number[], x: number): number {
+  const n = sorted.length;
+  if (n === 0) return NaN;
+  if (n === 1) return x < sorted[0]! ? 0 : x > sorted[0]! ? 1 : 0.5;
+  let h: number;
+  if (x <= sorted[0]!) {
+    const gap = sorted[1]! - sorted[0]!;
+    h = gap > 0 ? Math.max(-1, (x - sorted[0]!) / gap) : x < sorted[0]! ? -1 : 0;
+  } else if (x >= sorted[n - 1]!) {
+    const gap = sorted[n - 1]! - sorted[n - 2]!;
+    h = n - 1 + (gap > 0 ? Math.min(1, (x - sorted[n - 1]!) / gap) : x > sorted[n - 1]! ? 1 : 0);
+  } else {
+    // Inside the scores: the last at or below x and the next one.
+    const lo = upperBound(sorted, x) - 1;
+    const a = sorted[lo]!;
+    const b = sorted[lo + 1]!;
+    h = lo + (b > a ? (x - a) / (b - a) : 0);
+  }
+  return (h + 1) / (n + 1);
 }
 
 /**
@@ -200,13 +228,13 @@ function withPrior(scores: readonly number[], prior: readonly number[]): number[
 
 /** The calibrated probability that the figure is below x. */
 export function calibratedCdf(sim: Quantiles, scale: Scale, x: number, prior?: Quantiles): number {
-  return unwarp(cdfOf(withPrior(scale.scores, priorScores(sim, prior)), scoreOf(sim, x)), scale.alpha);
+  return unwarp(conformalCdf(withPrior(scale.scores, priorScores(sim, prior)), scoreOf(sim, x)), scale.alpha);
 }
 
 /** The calibrated 80% band of a simulated one. */
 export function calibratedBand(sim: Quantiles, scale: Scale, prior?: Quantiles): Quantiles {
   const scores = withPrior(scale.scores, priorScores(sim, prior));
-  const at = (q: number) => valueAt(sim, quantileOf(scores, warp(q, scale.alpha)));
+  const at = (q: number) => valueAt(sim, conformalQuantile(scores, warp(q, scale.alpha)));
   return { p10: at(0.1), p50: at(0.5), p90: at(0.9), ...(sim.floor !== undefined ? { floor: sim.floor } : {}) };
 }
 
@@ -215,6 +243,8 @@ interface Pending {
   horizon: number;
   figure: Figure;
   sim: Quantiles;
+  /** The calibrated band the forecast showed at its cut-off; null when the week could not be calibrated then. */
+  shown: Quantiles | null;
   y: number;
 }
 
@@ -252,9 +282,15 @@ export class OnlineCalibrator {
     return s ? calibratedBand(sim, s, prior) : (prior ?? sim);
   }
 
-  /** A past cut-off's simulated band of week h and what actually happened, known from `day` on. */
-  observe(day: number, h: number, figure: Figure, sim: Quantiles, y: number): void {
-    this.pending.push({ day, horizon: h, figure, sim, y });
+  /**
+   * A cut-off's simulated band of week h (and its common level's, the prior,
+   * when it had one) and what actually happened, known from `day` on. Called
+   * at the cut-off (after `advance` to it): the band the forecast shows then
+   * is kept, and ACI is stepped on it when the outcome arrives.
+   */
+  observe(day: number, h: number, figure: Figure, sim: Quantiles, y: number, prior?: Quantiles): void {
+    const s = scaleFor(this.horizons, h, figure);
+    this.pending.push({ day, horizon: h, figure, sim, y, shown: s ? calibratedBand(sim, s, prior) : null });
   }
 
   /** A replayed cut-off was forecast. */
@@ -269,13 +305,12 @@ export class OnlineCalibrator {
     for (; i < this.pending.length && this.pending[i]!.day <= day; i++) {
       const o = this.pending[i]!;
       const scale = this.horizons[o.horizon]![o.figure];
-      const using = scaleFor(this.horizons, o.horizon, o.figure);
-      if (using) {
-        const b = calibratedBand(o.sim, using);
-        const hit = o.y >= b.p10 && o.y <= b.p90;
+      if (o.shown) {
+        // ACI judges the band the forecast showed at its cut-off (Gibbs and Candès: err_t of the set built with alpha_t).
+        const hit = o.y >= o.shown.p10 && o.y <= o.shown.p90;
         this.cells++;
         if (hit) this.hits++;
-        // ACI: alpha_{t+1} = alpha_t + gamma (target - err_t), on the horizon's own level.
+        // alpha_{t+1} = alpha_t + gamma (target - err_t), on the horizon's own level.
         scale.alpha = Math.min(0.95, Math.max(0.01, scale.alpha + GAMMA * (TARGET_ALPHA - (hit ? 0 : 1))));
       }
       const order = (this.arrivals[o.horizon]![o.figure] ??= []);

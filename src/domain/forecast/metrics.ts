@@ -9,7 +9,7 @@
  * - width80: sum (F_0.9 - F_0.1) / sum |y|.
  */
 import { canonical, D, type Dec } from '../money.js';
-import { quantileOf, type Quantiles } from './calibrate.js';
+import { conformalQuantile, type Quantiles } from './calibrate.js';
 
 export interface Metric {
   mae: string;
@@ -83,7 +83,7 @@ export class ErrorBands {
       .map((x) => x.e)
       .sort((a, b) => a - b);
     if (known.length === 0) return { p10: point, p50: point, p90: point };
-    return { p10: point + quantileOf(known, 0.1), p50: point + quantileOf(known, 0.5), p90: point + quantileOf(known, 0.9) };
+    return { p10: point + conformalQuantile(known, 0.1), p50: point + conformalQuantile(known, 0.5), p90: point + conformalQuantile(known, 0.9) };
   }
 
   /** The error of week h, known from `day` on. */
