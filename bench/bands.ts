@@ -17,22 +17,15 @@
  * Usage: npx tsx bench/bands.ts [--force] [--only NAME] (or npm run bench -- bands)
  * Env:   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { openStore, type Db } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
-import { createOrg } from '../src/store/tenancy.js';
 import { orgMeta } from '../src/store/queries/organisation.js';
 import { loadRawLedger } from '../src/store/queries/raw-ledger.js';
 import { backtestLedger, type BacktestResult } from '../src/backtest/index.js';
-import { insertSynthetic, syntheticLedger } from '../src/backtest/synthetic.js';
-import { convertOnlineRetail } from '../src/demo/online-retail.js';
-import { writeXeroFiles } from '../src/demo/generate.js';
-import { importDirectory } from '../src/ledger/import.js';
 import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
 import { BENCH_URL } from './gen-large-org.js';
+import { importOnlineRetail, loadSynthetic, RETAIL_ORG_ID, SYNTH_AS_OF } from '../test/helpers/replay-ledgers.js';
 
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
@@ -48,10 +41,7 @@ interface Ledger {
 const synthetic = (seed: number): Ledger => ({
   schema: `bench_bands_synth${seed}`,
   orgId: `00000000-0000-4000-8000-0000000b000${seed}`,
-  load: async (db) => {
-    const orgId = (await createOrg(db, { id: `00000000-0000-4000-8000-0000000b000${seed}`, name: 'Synthetic GmbH', now: new Date('2026-06-30T12:00:00Z'), timezone: 'Europe/Berlin', baseCurrency: 'EUR' })).orgId;
-    await insertSynthetic(db, syntheticLedger(orgId, { seed, asOf: '2026-06-30' }));
-  },
+  load: async (db) => void (await loadSynthetic(db, seed)),
 });
 
 const DEMO_NOW = new Date('2026-11-23T09:00:00Z');
@@ -63,27 +53,15 @@ const demo: Ledger = {
   },
 };
 
-const RETAIL_ID = '00000000-0000-4000-8000-0000000b0011';
 const retail: Ledger = {
   schema: 'bench_bands_retail',
-  orgId: RETAIL_ID,
-  load: async (db) => {
-    const now = new Date('2011-12-10T12:00:00Z');
-    const dir = mkdtempSync(join(tmpdir(), 'cashline-bands-retail-'));
-    try {
-      const out = await convertOnlineRetail(resolve(import.meta.dirname, '..', '..', 'shared', 'data', 'online-retail.csv.gz'));
-      writeXeroFiles(dir, out.files);
-      await createOrg(db, { id: RETAIL_ID, name: 'Online Retail', now, timezone: 'Europe/London', baseCurrency: 'GBP' });
-      await importDirectory(db, RETAIL_ID, dir, { now });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  },
+  orgId: RETAIL_ORG_ID,
+  load: async (db) => void (await importOnlineRetail(db)),
 };
 
 const REPLAYS = [
-  { name: 'Synthetic seed 4, weekly 2024-07-01..2026-03-30', ledger: synthetic(4), from: '2024-07-01', to: '2026-03-30', every: 7, today: '2026-06-30' },
-  { name: 'Synthetic seed 5, weekly 2024-07-01..2026-03-30', ledger: synthetic(5), from: '2024-07-01', to: '2026-03-30', every: 7, today: '2026-06-30' },
+  { name: 'Synthetic seed 4, weekly 2024-07-01..2026-03-30', ledger: synthetic(4), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
+  { name: 'Synthetic seed 5, weekly 2024-07-01..2026-03-30', ledger: synthetic(5), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
   { name: 'Demo wholesaler, weekly 2024-11-25..2026-08-17 (the last two years)', ledger: demo, from: '2024-11-25', to: '2026-08-17', every: 7, today: '2026-11-23' },
   { name: 'Demo wholesaler, weekly 2024-06-03..2026-08-17 (from its first year)', ledger: demo, from: '2024-06-03', to: '2026-08-17', every: 7, today: '2026-11-23' },
   { name: 'Demo wholesaler, every 28 days 2024-06-03..2026-08-17', ledger: demo, from: '2024-06-03', to: '2026-08-17', every: 28, today: '2026-11-23' },

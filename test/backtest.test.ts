@@ -11,13 +11,10 @@
  * due-date baseline (docs/forecast.md#backtest reports them).
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, freshStore, type TestStore } from './helpers/store.js';
-import { createOrg } from '../src/store/tenancy.js';
-import { insertSynthetic, syntheticLedger, type SyntheticLedger } from '../src/backtest/synthetic.js';
+import type { SyntheticLedger } from '../src/backtest/synthetic.js';
+import { importOnlineRetail, loadSynthetic, RETAIL_NOW, SYNTH_AS_OF, SYNTH_NOW } from './helpers/replay-ledgers.js';
 import { backtestLedger, runBacktest, type BacktestOptions, type BacktestResult } from '../src/backtest/index.js';
 import { indexLedger, inputAt } from '../src/backtest/replay.js';
 import { orgMeta } from '../src/store/queries/organisation.js';
@@ -27,15 +24,10 @@ import { projectForecast } from '../src/domain/forecast/project.js';
 import { median } from '../src/domain/forecast/behaviour.js';
 import { isCanonical, dec } from '../src/domain/money.js';
 import { toDay } from '../src/domain/forecast/days.js';
-import { writeXeroFiles } from '../src/demo/generate.js';
-import { convertOnlineRetail } from '../src/demo/online-retail.js';
-import { importDirectory } from '../src/ledger/import.js';
 import { storeWith } from './helpers/fixtures.js';
 import { demoFixture } from './helpers/demo-books.js';
 import { DEMO_ORGS } from '../src/server/demo.js';
 
-const SYNTH_AS_OF = '2026-06-30';
-const SYNTH_NOW = new Date('2026-06-30T12:00:00Z');
 
 function checkShape(r: BacktestResult, cutoffs: number) {
   expect(Object.keys(r).sort()).toEqual(['cutoffs', 'methods', 'shortfall', 'weeks']);
@@ -91,9 +83,7 @@ describe.each(BACKENDS)('backtest on a synthetic ledger with known payment habit
   beforeAll(async () => {
     store = await freshStore(kind);
     // A fixed id: the bands' simulation is seeded by the organisation, so both backends replay the same futures.
-    orgId = (await createOrg(store.db, { id: '00000000-0000-4000-8000-0000000b0004', name: 'Synthetic GmbH', now: SYNTH_NOW, timezone: 'Europe/Berlin', baseCurrency: 'EUR' })).orgId;
-    ledger = syntheticLedger(orgId, { seed: 4, asOf: SYNTH_AS_OF });
-    await insertSynthetic(store.db, ledger);
+    ({ orgId, ledger } = await loadSynthetic(store.db, 4));
     raw = await loadRawLedger(store.db, (await orgMeta(store.db, orgId))!);
   }, 120_000);
   afterAll(async () => {
@@ -195,8 +185,7 @@ describe('backtest on a synthetic ledger whose cash rarely falls (seed 5, postgr
   let raw: RawLedger;
   beforeAll(async () => {
     store = await freshStore('postgres');
-    const orgId = (await createOrg(store.db, { id: '00000000-0000-4000-8000-0000000b0005', name: 'Synthetic GmbH', now: SYNTH_NOW, timezone: 'Europe/Berlin', baseCurrency: 'EUR' })).orgId;
-    await insertSynthetic(store.db, syntheticLedger(orgId, { seed: 5, asOf: SYNTH_AS_OF }));
+    const { orgId } = await loadSynthetic(store.db, 5);
     raw = await loadRawLedger(store.db, (await orgMeta(store.db, orgId))!);
   }, 120_000);
   afterAll(async () => {
@@ -217,20 +206,14 @@ describe('backtest on a synthetic ledger whose cash rarely falls (seed 5, postgr
 // The Online Retail set is large (541,909 rows): imported once, on PostgreSQL (the figures are the same on both engines).
 describe('backtest on the Online Retail data, never tuned on (postgres)', () => {
   let store: TestStore;
-  let dir: string;
   let orgId: string;
-  const now = new Date('2011-12-10T12:00:00Z');
+  const now = RETAIL_NOW;
   beforeAll(async () => {
     store = await freshStore('postgres');
-    dir = mkdtempSync(join(tmpdir(), 'cashline-backtest-retail-'));
-    const out = await convertOnlineRetail(resolve(import.meta.dirname, '..', '..', 'shared', 'data', 'online-retail.csv.gz'));
-    writeXeroFiles(dir, out.files);
-    orgId = (await createOrg(store.db, { id: '00000000-0000-4000-8000-0000000b0011', name: 'Online Retail', now, timezone: 'Europe/London', baseCurrency: 'GBP' })).orgId;
-    await importDirectory(store.db, orgId, dir, { now });
+    orgId = await importOnlineRetail(store.db);
   }, 300_000);
   afterAll(async () => {
     await store?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('reports every method; the goal: receipts WAPE at least 30% below due_date and below median_delay', async () => {

@@ -1,0 +1,49 @@
+/**
+ * The ledgers the forecast's bands are judged on (docs/forecast.md#measured-bands),
+ * set up in a migrated store the same way by test/backtest.test.ts and
+ * bench/bands.ts: synthetic books of a seed (a fixed organisation id, since
+ * the bands' futures are seeded by it, so every store replays the same ones)
+ * and the Online Retail purchase history, converted to Xero bodies and
+ * imported.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Db } from '../../src/store/db.js';
+import { createOrg } from '../../src/store/tenancy.js';
+import { insertSynthetic, syntheticLedger, type SyntheticLedger } from '../../src/backtest/synthetic.js';
+import { writeXeroFiles } from '../../src/demo/generate.js';
+import { convertOnlineRetail } from '../../src/demo/online-retail.js';
+import { importDirectory } from '../../src/ledger/import.js';
+
+/** The synthetic books' today. */
+export const SYNTH_AS_OF = '2026-06-30';
+export const SYNTH_NOW = new Date('2026-06-30T12:00:00Z');
+
+/** Creates the synthetic organisation of `seed` (1-9) and inserts its books; returns its id and the books. */
+export async function loadSynthetic(db: Db, seed: number): Promise<{ orgId: string; ledger: SyntheticLedger }> {
+  const orgId = (await createOrg(db, { id: `00000000-0000-4000-8000-0000000b000${seed}`, name: 'Synthetic GmbH', now: SYNTH_NOW, timezone: 'Europe/Berlin', baseCurrency: 'EUR' })).orgId;
+  const ledger = syntheticLedger(orgId, { seed, asOf: SYNTH_AS_OF });
+  await insertSynthetic(db, ledger);
+  return { orgId, ledger };
+}
+
+/** Online Retail's organisation and its today (the data ends on 2011-12-09). */
+export const RETAIL_ORG_ID = '00000000-0000-4000-8000-0000000b0011';
+export const RETAIL_NOW = new Date('2011-12-10T12:00:00Z');
+/** The UCI data set, beside the clone (../shared/data). */
+export const RETAIL_CSV = resolve(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'online-retail.csv.gz');
+
+/** Converts and imports the Online Retail purchase history as an organisation of its own; returns its id. */
+export async function importOnlineRetail(db: Db): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'cashline-online-retail-'));
+  try {
+    const out = await convertOnlineRetail(RETAIL_CSV);
+    writeXeroFiles(dir, out.files);
+    const { orgId } = await createOrg(db, { id: RETAIL_ORG_ID, name: 'Online Retail', now: RETAIL_NOW, timezone: 'Europe/London', baseCurrency: 'GBP' });
+    await importDirectory(db, orgId, dir, { now: RETAIL_NOW });
+    return orgId;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
