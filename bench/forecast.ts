@@ -12,7 +12,8 @@
  * With --backtest: the backtest on the demo business (generated and imported
  * into the same schema as a second organisation), its figures per method.
  *
- * Usage: npx tsx bench/forecast.ts [--force] [--runs N] [--requests N] [--reads-only] [--backtest]
+ * Usage: npx tsx bench/forecast.ts [--force] [--runs N] [--requests N] [--reads-only] [--reads-in-process] [--backtest]
+ * The reads run in a child process of their own unless --reads-in-process.
  * Env:   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
  *        BENCH_FORECAST_SCHEMA (default cashline_bench_forecast)
  * The data lives in its own schema, built once (--force rebuilds it).
@@ -113,6 +114,12 @@ async function generate(db: Db) {
 
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1] || 3) || 3;
+if (args.includes('--reads-child')) {
+  const store = await openStore({ databaseUrl: URL, searchPath: SCHEMA, poolSize: 8 });
+  await reads(store, args);
+  await store.close();
+  process.exit(0);
+}
 if (args.includes('--force')) await admin(`drop schema if exists ${SCHEMA} cascade`);
 await admin(`create schema if not exists ${SCHEMA}`);
 const store = await openStore({ databaseUrl: URL, searchPath: SCHEMA, poolSize: 8 });
@@ -162,15 +169,18 @@ for (let i = 0; input && i < engineRuns; i++) {
   );
 }
 // ---------------------------------------------------------------------------
-// Reads through the real server
+// Reads through the real server, in a process of its own (--reads-child): the
+// server's heap is not the generator's and recompute's (hundreds of MB whose
+// collections would land in the reads' tail), as in production, where the API
+// process does not hold the nightly job's working set.
 // ---------------------------------------------------------------------------
-{
+async function reads(store: Awaited<ReturnType<typeof openStore>>, args: string[]): Promise<void> {
   const { ManualClock } = await import('../src/clock.js');
   const { percentile: pct, startBenchServer, timeGets } = await import('./server.js');
   const server = await startBenchServer(store, new ManualClock(NOW.toISOString()));
   const key = (await createKey(store.db, { orgId: ORG, scopes: SCOPES.filter((x) => x !== 'READ_SENSITIVE'), name: 'bench forecast', now: new Date() })).key;
   const n = Number(args[args.indexOf('--requests') + 1] || 300) || 300;
-  console.log(`\nreads through the real server (one request at a time, ${n} after 30 warm-up; without READ_SENSITIVE):`);
+  console.log(`\nreads through the real server (${args.includes('--reads-in-process') ? "in the benchmark's own process" : 'server and client in a process of their own'}; one request at a time, ${n} after 30 warm-up; without READ_SENSITIVE):`);
   for (const [path, target] of [
     ['/api/agent/forecast', 'p99 <= 15 ms'],
     ['/api/agent/cash-position', 'p99 <= 15 ms'],
@@ -200,6 +210,15 @@ for (let i = 0; input && i < engineRuns; i++) {
     );
   }
   await server.close();
+}
+
+if (args.includes('--reads-in-process')) await reads(store, args);
+else {
+  const { fork } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const child = fork(fileURLToPath(import.meta.url), ['--reads-child', ...args], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the reads' process exited with ${code}`);
 }
 
 // ---------------------------------------------------------------------------

@@ -368,10 +368,21 @@ describe.each(BACKENDS)('forecast endpoints over HTTP on %s', (kind) => {
     // Alerts are the request's own, never cached: a lost ledger connection shows at once on the cached answer.
     await api.ledger('f1');
     await api.ledger('f1', { tokenState: 'revoked' });
-    const alerted = JSON.parse(await (await api.get('/api/agent/forecast?weeks=5', full)).text());
+    const alertedText = await (await api.get('/api/agent/forecast?weeks=5', full)).text();
+    const alerted = JSON.parse(alertedText);
     expect(alerted.ledgerAlert?.kind).toBe('reconnect_required');
     expect({ ...alerted, ledgerAlert: undefined, billingAlert: undefined }).toEqual({ ...after, ledgerAlert: undefined, billingAlert: undefined });
+    // Back and forth: each state's answer is its own, byte for byte and ETag for ETag, however often the state changes.
     await api.ledger('f1', { tokenState: 'ok' });
+    const ok = await api.get('/api/agent/forecast?weeks=5', full);
+    const okText = await ok.text();
+    expect(JSON.parse(okText).ledgerAlert?.kind).not.toBe('reconnect_required');
+    const okAgain = await api.get('/api/agent/forecast?weeks=5', full);
+    expect([await okAgain.text(), okAgain.headers.get('etag')]).toEqual([okText, ok.headers.get('etag')]);
+    await api.ledger('f1', { tokenState: 'revoked' });
+    expect(await (await api.get('/api/agent/forecast?weeks=5', full)).text()).toBe(alertedText);
+    await api.ledger('f1', { tokenState: 'ok' });
+    expect(await (await api.get('/api/agent/forecast?weeks=5', full)).text()).toBe(okText);
   });
 
   it("issue 17: a note that names a contact (the band's driver) has the name rewritten on forecast, cash position and daily summary for a key without READ_SENSITIVE once the contact is sensitive, counted in redactedItemCount", async () => {

@@ -14,6 +14,7 @@ import { startTestApi, type TestApi } from './helpers/http.js';
 import { seedLedger } from './lists-fixture.js';
 import { loadConfig, ConfigError } from '../src/config.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
+import { encodeOnce } from '../src/api/compression.js';
 
 interface Raw {
   status: number;
@@ -127,6 +128,22 @@ describe('compression (pglite)', () => {
     await recomputeForecast(api.store.db, 'o1', new Date(api.clock.now().getTime() + 60_000));
     const after = await raw(`${api.url}${paths[0]}`, 'GET', { authorization: `Bearer ${key}`, 'if-none-match': tags[0]! });
     expect(after.status).toBe(200);
+  });
+
+  it('a cached answer (the same bytes object request after request) is encoded once: the very same bytes again; other bytes are encoded afresh', async () => {
+    const a = Buffer.from(JSON.stringify({ weeks: 'x'.repeat(5000) }));
+    const gz = await encodeOnce(a, 'gzip', a);
+    expect(gunzipSync(gz).equals(a)).toBe(true);
+    expect(await encodeOnce(a, 'gzip', a)).toBe(gz);
+    const br = await encodeOnce(a, 'br', a);
+    expect(brotliDecompressSync(br).equals(a)).toBe(true);
+    expect(await encodeOnce(a, 'br', a)).toBe(br);
+    // Equal bytes in another object, or no object to keep it with: encoded again (the same output).
+    const copy = Buffer.from(a);
+    const again = await encodeOnce(copy, 'gzip', copy);
+    expect(again).not.toBe(gz);
+    expect(again.equals(gz)).toBe(true);
+    expect(await encodeOnce(a, 'gzip', null)).not.toBe(gz);
   });
 
   it('CORS is off by default: no Access-Control header, even for an Origin', async () => {

@@ -46,6 +46,23 @@ export class AnswerCache<V extends { length: number } = string> {
   }
 }
 
+/** The last alerts spliced into each cached answer, and the bytes that made. */
+const splices = new WeakMap<Buffer, { alerts: string; body: Buffer }>();
+
+/**
+ * `json` with `alerts` (a JSON object's text) spliced in as its last fields;
+ * the same bytes object as last time while the alerts are the same (they
+ * change with the ledger's state, not per request), so the answer's ETag and
+ * compressed forms, kept with that object, are worked out once.
+ */
+function spliced(json: Buffer, alerts: string): Buffer {
+  const last = splices.get(json);
+  if (last?.alerts === alerts) return last.body;
+  const body = Buffer.concat([json.subarray(0, json.length - 1), Buffer.from(`,${alerts.slice(1)}`)]);
+  splices.set(json, { alerts, body });
+  return body;
+}
+
 /**
  * A 200 whose body is `json`, the UTF-8 bytes of a T's JSON text (a cached
  * answer), with the request's alerts spliced in as withAlerts adds them,
@@ -54,6 +71,6 @@ export class AnswerCache<V extends { length: number } = string> {
  */
 export function jsonText<T>(c: Context<AppEnv>, json: Buffer): Response & TypedResponse<T, 200, 'json'> {
   const alerts = JSON.stringify(withAlerts(c, {}));
-  const body = alerts === '{}' ? json : Buffer.concat([json.subarray(0, json.length - 1), Buffer.from(`,${alerts.slice(1)}`)]);
+  const body = alerts === '{}' ? json : spliced(json, alerts);
   return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' }) as unknown as Response & TypedResponse<T, 200, 'json'>;
 }

@@ -5,11 +5,16 @@
  * quality that keeps it cheap), in the thread pool, never blocking the event
  * loop. `Vary: Accept-Encoding` on every compressible answer. Smaller
  * answers, HEAD, and answers already encoded are left as they are.
+ *
+ * A cached answer (answer-cache.ts) is the same bytes object request after
+ * request: its encoded forms are kept with it (a WeakMap on the object, so
+ * they go when the cache lets it go), and a large forecast is compressed
+ * once per snapshot rather than once per request.
  */
 import { promisify } from 'node:util';
 import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
 import type { MiddlewareHandler } from 'hono';
-import { bodyBytes, hasBody } from './held-body.js';
+import { bodyBytes, hasBody, heldBytes } from './held-body.js';
 
 export const COMPRESS_MIN_BYTES = 1024;
 const ENCODINGS = ['br', 'gzip', 'deflate'] as const;
@@ -41,6 +46,26 @@ export function pickEncoding(header: string | undefined): Encoding | null {
   return best;
 }
 
+/** The encoded forms of bytes objects answered before. */
+const encoded = new WeakMap<object, Partial<Record<Encoding, Buffer>>>();
+
+/**
+ * `body` encoded with `encoding`; when `same` (the bytes object the body was
+ * read from) has been encoded so before, that result, without encoding again.
+ */
+export async function encodeOnce(body: Buffer, encoding: Encoding, same: object | null): Promise<Buffer> {
+  const known = same ? encoded.get(same) : undefined;
+  const hit = known?.[encoding];
+  if (hit) return hit;
+  const out = await encoders[encoding](body);
+  if (same) {
+    const forms = known ?? {};
+    forms[encoding] = out;
+    if (!known) encoded.set(same, forms);
+  }
+  return out;
+}
+
 const COMPRESSIBLE = /^(application\/(json|problem\+json|javascript)|text\/)/i;
 
 export function compression(minBytes = COMPRESS_MIN_BYTES): MiddlewareHandler {
@@ -55,7 +80,7 @@ export function compression(minBytes = COMPRESS_MIN_BYTES): MiddlewareHandler {
     const encoding = pickEncoding(c.req.header('Accept-Encoding'));
     if (!encoding) return;
     const body = await bodyBytes(res);
-    const out = body.length < minBytes ? body : await encoders[encoding](body);
+    const out = body.length < minBytes ? body : await encodeOnce(body, encoding, heldBytes(res));
     c.res = new Response(out, { status: res.status, headers: res.headers });
     if (out !== body) {
       c.res.headers.set('Content-Encoding', encoding);

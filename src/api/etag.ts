@@ -23,7 +23,18 @@ export function etagMatches(ifNoneMatch: string | undefined, tag: string): boole
   return tags.includes(bare);
 }
 
-const strongTag = (body: string | Uint8Array) => `"${createHash('sha1').update(body).digest('hex')}"`;
+const hashTag = (body: string | Uint8Array) => `"${createHash('sha1').update(body).digest('hex')}"`;
+/** The tags of bytes objects answered before: a cached answer (the same object each time) is hashed once. */
+const tags = new WeakMap<Uint8Array, string>();
+function strongTag(body: string | Uint8Array): string {
+  if (typeof body === 'string') return hashTag(body);
+  let tag = tags.get(body);
+  if (tag === undefined) {
+    tag = hashTag(body);
+    tags.set(body, tag);
+  }
+  return tag;
+}
 
 /** The status an answer of `c.json(x, arg)` / `c.body(x, arg)` gets (200 unless told). */
 const statusOf = (arg: unknown) => (typeof arg === 'number' ? arg : ((arg as { status?: number } | undefined)?.status ?? 200));

@@ -29,6 +29,16 @@ export function hasBody(res: Response): boolean {
   return h ? h.body !== null : res.body !== null;
 }
 
+/**
+ * The bytes object the answer holds as its body, when it holds one: the same
+ * object for every answer made of the same bytes (a cached answer's), so
+ * what is worked out from it (its compressed forms) can be kept with it.
+ */
+export function heldBytes(res: Response): Uint8Array | null {
+  const h = held(res);
+  return h && h.body instanceof Uint8Array ? h.body : null;
+}
+
 /** The answer's body bytes (`res.arrayBuffer()`), without a stream when it is held as a string or bytes. */
 export async function bodyBytes(res: Response): Promise<Buffer> {
   const h = held(res);
