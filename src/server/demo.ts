@@ -30,8 +30,6 @@ import { recomputeForecast, recomputeYesterday } from '../jobs/forecast.js';
 import { recomputeBaselines } from '../jobs/baselines.js';
 import { recalibrateIfStale, seedTrackRecord } from '../jobs/calibration.js';
 import { recordForecastRun } from '../jobs/worker.js';
-import { orgMeta } from '../store/queries/organisation.js';
-import { dateIn } from '../domain/calendar.js';
 import { generateDailyBrief } from '../jobs/brief.js';
 import type { LlmConfig } from '../jobs/brief-llm.js';
 
@@ -102,10 +100,11 @@ export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { l
     progress(`derive ${demo.name}: forecast`, i * 4 + 2, steps);
     // A new demo starts with yesterday's forecast too (replayed), so that GET /forecast/changes explains a real day (docs/forecast.md#changes).
     if (orgs.find((o) => o.id === demo.id)?.created) await recomputeYesterday(db, demo.id, now);
-    await recomputeForecast(db, demo.id, now);
+    const { asOfDate } = await recomputeForecast(db, demo.id, now);
     // Recorded as the day's forecast run (the workers' claim), as the baselines are: the workers' first tick does not
     // calibrate and recompute again on the same books (a sync later in the day is in the next day's run, as everywhere).
-    await recordForecastRun(db, demo.id, dateIn((await orgMeta(db, demo.id))!.timezone, now), 'demo');
+    // The run's day is the forecast's own as-of date (the organisation's today in its time zone).
+    await recordForecastRun(db, demo.id, asOfDate, 'demo');
     progress(`derive ${demo.name}: brief`, i * 4 + 3, steps);
     await generateDailyBrief(db, demo.id, now, { llm: opts.llm ?? null });
   }
