@@ -319,6 +319,18 @@ describe('calibration', () => {
     expect(conformalQuantile([1, 2, 4, 8], 1)).toBe(12);
     // Wider than the sample quantile with few scores: the 10% level of 9 scores is the lowest one, not between the first two.
     expect(conformalQuantile([0, 1, 2, 3, 4, 5, 6, 7, 8], 0.1)).toBe(0);
+    // Equal scores: x at a run of them is read at the run's last, at the ends as in between; reading that level gives x back.
+    expect(conformalCdf([1, 1, 1, 2], 1)).toBeCloseTo(3 / 5, 12);
+    expect(conformalCdf([0, 1, 1, 1, 2], 1)).toBeCloseTo(4 / 6, 12);
+    expect(conformalCdf([3, 3, 3, 3], 3)).toBeCloseTo(4 / 5, 12);
+    expect(conformalCdf([1, 1, 2, 2], 2)).toBeCloseTo(4 / 5, 12);
+    expect(conformalCdf([1, 1, 1, 2], 0.5)).toBe(0);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -20, max: 20 }), { minLength: 2, maxLength: 40 }), (xs) => {
+        const s = [...xs].sort((a, b) => a - b);
+        for (const x of s) expect(conformalQuantile(s, conformalCdf(s, x))).toBeCloseTo(x, 9);
+      }),
+    );
     fc.assert(
       fc.property(fc.uniqueArray(fc.integer({ min: -1000, max: 1000 }), { minLength: 2, maxLength: 40 }), fc.double({ min: 0, max: 1, noNaN: true }), (xs, q) => {
         const s = [...xs].sort((a, b) => a - b);

@@ -14,7 +14,8 @@ import { recomputeForecast } from '../src/jobs/forecast.js';
 import { arAgeing } from '../src/domain/forecast/daily.js';
 import { ENGINE_VERSION } from '../src/domain/forecast/project.js';
 import { recalibrate, recalibrateIfStale } from '../src/jobs/calibration.js';
-import { loadCalibration } from '../src/store/queries/calibration.js';
+import { loadCalibration, saveCalibration } from '../src/store/queries/calibration.js';
+import { CALIBRATION_VERSION } from '../src/domain/forecast/calibrate.js';
 import { addDays } from '../src/domain/calendar.js';
 import { arAgeingInStore, loadCashEvents, loadOpenReceivables } from '../src/store/queries/daily-summary.js';
 import { loadForecastInput } from '../src/store/queries/forecast-input.js';
@@ -68,6 +69,16 @@ describe.each(BACKENDS)('forecast job on %s', (kind) => {
     const nextDay = await recalibrateIfStale(store.db, orgId, new Date(NOW.getTime() + 86_400_000));
     expect(nextDay?.asOf).toBe(addDays(first.asOf, 1));
     expect((await loadCalibration(store.db, orgId))!.asOf).toBe(nextDay!.asOf);
+    // A calibration stored by other rules (before versions, or of another version) is made again the same day.
+    const later = new Date(NOW.getTime() + 86_400_000);
+    for (const version of [undefined, CALIBRATION_VERSION - 1]) {
+      const { version: _v, ...state } = (await loadCalibration(store.db, orgId))!;
+      await saveCalibration(store.db, orgId, version === undefined ? state : { ...state, version }, later);
+      const again = await recalibrateIfStale(store.db, orgId, later);
+      expect(again?.asOf, `version ${version}`).toBe(nextDay!.asOf);
+      expect((await loadCalibration(store.db, orgId))!.version).toBe(CALIBRATION_VERSION);
+    }
+    expect(await recalibrateIfStale(store.db, orgId, later)).toBeNull();
   });
 
   it('AR ageing aggregated in the store equals the domain rule (arAgeing) over every open receivable, on every band boundary and in a foreign currency', async () => {

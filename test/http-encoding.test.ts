@@ -144,6 +144,12 @@ describe('compression (pglite)', () => {
     expect(again).not.toBe(gz);
     expect(again.equals(gz)).toBe(true);
     expect(await encodeOnce(a, 'gzip', null)).not.toBe(gz);
+    // Requests at the same time share one encoding, and two encodings under way at once are both kept.
+    const b = Buffer.from(JSON.stringify({ weeks: 'y'.repeat(5000) }));
+    const [g1, g2, br1] = await Promise.all([encodeOnce(b, 'gzip', b), encodeOnce(b, 'gzip', b), encodeOnce(b, 'br', b)]);
+    expect(g2).toBe(g1);
+    expect(await encodeOnce(b, 'br', b)).toBe(br1);
+    expect(await encodeOnce(b, 'gzip', b)).toBe(g1);
   });
 
   it('CORS is off by default: no Access-Control header, even for an Origin', async () => {

@@ -6,6 +6,13 @@
  * a large ledger (every week lists its itemIds, spec 2.3). Bounded by bytes,
  * least recently used first out. Per-request fields (the envelope's alerts)
  * are spliced in by `jsonText`, never cached.
+ *
+ * What rides along with a kept answer (WeakMaps keyed by it, gone with it):
+ * its copy with the alerts of the moment spliced in (about its size, while
+ * there are alerts), and the ETag and compressed forms of either (a tenth of
+ * it or less each for JSON: the large forecast's gzip is a fourteenth). The
+ * budget counts the answers alone, so a full cache holds about 2.5 times its
+ * budget at most.
  */
 import type { Context, TypedResponse } from 'hono';
 import type { AppEnv } from './context.js';

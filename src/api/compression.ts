@@ -46,24 +46,32 @@ export function pickEncoding(header: string | undefined): Encoding | null {
   return best;
 }
 
-/** The encoded forms of bytes objects answered before. */
-const encoded = new WeakMap<object, Partial<Record<Encoding, Buffer>>>();
+/** The encoded forms (settled or under way) of bytes objects answered before. */
+const encoded = new WeakMap<object, Partial<Record<Encoding, Promise<Buffer>>>>();
 
 /**
  * `body` encoded with `encoding`; when `same` (the bytes object the body was
- * read from) has been encoded so before, that result, without encoding again.
+ * read from) has been encoded so before, or is being encoded so by a request
+ * running now, that result, without encoding again.
  */
-export async function encodeOnce(body: Buffer, encoding: Encoding, same: object | null): Promise<Buffer> {
-  const known = same ? encoded.get(same) : undefined;
-  const hit = known?.[encoding];
-  if (hit) return hit;
-  const out = await encoders[encoding](body);
-  if (same) {
-    const forms = known ?? {};
-    forms[encoding] = out;
-    if (!known) encoded.set(same, forms);
+export function encodeOnce(body: Buffer, encoding: Encoding, same: object | null): Promise<Buffer> {
+  if (!same) return encoders[encoding](body);
+  let forms = encoded.get(same);
+  if (!forms) {
+    forms = {};
+    encoded.set(same, forms);
   }
-  return out;
+  let running = forms[encoding];
+  if (!running) {
+    const started = encoders[encoding](body);
+    forms[encoding] = started;
+    // A failed encoding is not kept: the next request tries again.
+    started.catch(() => {
+      if (forms[encoding] === started) delete forms[encoding];
+    });
+    running = started;
+  }
+  return running;
 }
 
 const COMPRESSIBLE = /^(application\/(json|problem\+json|javascript)|text\/)/i;

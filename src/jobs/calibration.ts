@@ -11,6 +11,7 @@ import { orgMeta } from '../store/queries/organisation.js';
 import { loadRawLedger } from '../store/queries/raw-ledger.js';
 import { loadCalibration, saveCalibration } from '../store/queries/calibration.js';
 import { calibrateLedger } from '../backtest/calibrate.js';
+import { CALIBRATION_VERSION } from '../domain/forecast/calibrate.js';
 import { replaceReplayedTrack, seedStoredTrack } from '../store/queries/track-record.js';
 
 export interface RecalibrateResult {
@@ -22,13 +23,15 @@ export interface RecalibrateResult {
 }
 
 /**
- * Recalibrates unless today's calibration is already stored (the demo's later
- * starts: its books have not changed since, so the replay would give the same
- * state); null when it was current.
+ * Recalibrates unless today's calibration, made by today's rules
+ * (CALIBRATION_VERSION), is already stored (the demo's later starts: its
+ * books have not changed since, so the replay would give the same state);
+ * null when it was current.
  */
 export async function recalibrateIfStale(db: Db, orgId: string, now: Date): Promise<RecalibrateResult | null> {
   const org = await orgMeta(db, orgId);
-  if (org && (await loadCalibration(db, orgId))?.asOf === dateIn(org.timezone, now)) return null;
+  const stored = org ? await loadCalibration(db, orgId) : null;
+  if (org && stored?.asOf === dateIn(org.timezone, now) && stored.version === CALIBRATION_VERSION) return null;
   return recalibrate(db, orgId, now);
 }
 

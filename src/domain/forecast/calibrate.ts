@@ -36,6 +36,13 @@ export const MIN_SCORES = 8;
 export const SCORE_WINDOW = 52;
 /** The method's name, as the API states it. */
 export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
+/**
+ * The version of the calibration's rules, stored with each state: a state of
+ * another version (or of none: stored before versions) is recomputed even on
+ * the day it was made (jobs/calibration.ts recalibrateIfStale). 2: ACI stepped
+ * on the shown band, conformal quantile positions, step 0.04.
+ */
+export const CALIBRATION_VERSION = 2;
 
 export interface Quantiles {
   p10: number;
@@ -59,6 +66,8 @@ export interface Scale {
 /** What the nightly calibration stores (per organisation): a scale per horizon week (1-13) and figure. */
 export interface CalibrationState {
   method: string;
+  /** CALIBRATION_VERSION when it was computed; absent in states stored before versions. */
+  version?: number;
   /** The day it was computed (the organisation's today). */
   asOf: string;
   /** Past cut-offs replayed. */
@@ -119,18 +128,18 @@ export function conformalCdf(sorted: readonly number[], x: number): number {
   if (n === 0) return NaN;
   if (n === 1) return x < sorted[0]! ? 0 : x > sorted[0]! ? 1 : 0.5;
   let h: number;
-  if (x <= sorted[0]!) {
+  if (x < sorted[0]!) {
     const gap = sorted[1]! - sorted[0]!;
-    h = gap > 0 ? Math.max(-1, (x - sorted[0]!) / gap) : x < sorted[0]! ? -1 : 0;
+    h = gap > 0 ? Math.max(-1, (x - sorted[0]!) / gap) : -1;
   } else if (x >= sorted[n - 1]!) {
     const gap = sorted[n - 1]! - sorted[n - 2]!;
     h = n - 1 + (gap > 0 ? Math.min(1, (x - sorted[n - 1]!) / gap) : x > sorted[n - 1]! ? 1 : 0);
   } else {
-    // Inside the scores: the last at or below x and the next one.
+    // Inside the scores: the last at or below x (the last of equal ones, at either end as in between) and the next one.
     const lo = upperBound(sorted, x) - 1;
     const a = sorted[lo]!;
     const b = sorted[lo + 1]!;
-    h = lo + (b > a ? (x - a) / (b - a) : 0);
+    h = lo + (x - a) / (b - a);
   }
   return (h + 1) / (n + 1);
 }
@@ -326,6 +335,7 @@ export class OnlineCalibrator {
   state(asOf: string): CalibrationState {
     return {
       method: CALIBRATION_METHOD,
+      version: CALIBRATION_VERSION,
       asOf,
       cutoffs: this.cutoffs,
       coverage80: this.cells ? this.hits / this.cells : null,
