@@ -11,7 +11,7 @@
  * its copy with the alerts of the moment spliced in (about its size, while
  * there are alerts), and the ETag and compressed forms of either (a tenth of
  * it or less each for JSON: the large forecast's gzip is a fourteenth). The
- * budget counts the answers alone, so a full cache holds about 2.5 times its
+ * budget counts the answers alone, so a full cache holds under three times its
  * budget at most.
  */
 import type { Context, TypedResponse } from 'hono';
