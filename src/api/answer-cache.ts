@@ -53,6 +53,14 @@ export class AnswerCache<V extends { length: number } = string> {
   }
 }
 
+/** The bytes objects jsonText has answered with: the same ones again and again, whose ETag and encodings are worth keeping. */
+const reused = new WeakSet<object>();
+
+/** Whether `body` is a cached answer's bytes (or its spliced copy), sent as they are request after request. */
+export function isCachedBody(body: unknown): body is Uint8Array {
+  return body instanceof Uint8Array && reused.has(body);
+}
+
 /** The last alerts spliced into each cached answer, and the bytes that made. */
 const splices = new WeakMap<Buffer, { alerts: string; body: Buffer }>();
 
@@ -79,5 +87,6 @@ function spliced(json: Buffer, alerts: string): Buffer {
 export function jsonText<T>(c: Context<AppEnv>, json: Buffer): Response & TypedResponse<T, 200, 'json'> {
   const alerts = JSON.stringify(withAlerts(c, {}));
   const body = alerts === '{}' ? json : spliced(json, alerts);
+  reused.add(body);
   return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' }) as unknown as Response & TypedResponse<T, 200, 'json'>;
 }

@@ -9,12 +9,14 @@
  * A cached answer (answer-cache.ts) is the same bytes object request after
  * request: its encoded forms are kept with it (a WeakMap on the object, so
  * they go when the cache lets it go), and a large forecast is compressed
- * once per snapshot rather than once per request.
+ * once per snapshot rather than once per request. Other answers (made anew
+ * for each request) are encoded as they come, nothing kept.
  */
 import { promisify } from 'node:util';
 import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
 import type { MiddlewareHandler } from 'hono';
 import { bodyBytes, hasBody, heldBytes } from './held-body.js';
+import { isCachedBody } from './answer-cache.js';
 
 export const COMPRESS_MIN_BYTES = 1024;
 const ENCODINGS = ['br', 'gzip', 'deflate'] as const;
@@ -88,7 +90,8 @@ export function compression(minBytes = COMPRESS_MIN_BYTES): MiddlewareHandler {
     const encoding = pickEncoding(c.req.header('Accept-Encoding'));
     if (!encoding) return;
     const body = await bodyBytes(res);
-    const out = body.length < minBytes ? body : await encodeOnce(body, encoding, heldBytes(res));
+    const held = heldBytes(res);
+    const out = body.length < minBytes ? body : await encodeOnce(body, encoding, isCachedBody(held) ? held : null);
     c.res = new Response(out, { status: res.status, headers: res.headers });
     if (out !== body) {
       c.res.headers.set('Content-Encoding', encoding);

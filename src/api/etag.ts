@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { isCachedBody } from './answer-cache.js';
 
 /** Whether an If-None-Match value holds this ETag (weak comparison: W/ ignored). */
 export function etagMatches(ifNoneMatch: string | undefined, tag: string): boolean {
@@ -24,10 +25,10 @@ export function etagMatches(ifNoneMatch: string | undefined, tag: string): boole
 }
 
 const hashTag = (body: string | Uint8Array) => `"${createHash('sha1').update(body).digest('hex')}"`;
-/** The tags of bytes objects answered before: a cached answer (the same object each time) is hashed once. */
+/** The tags of cached answers (the same bytes object each time): each hashed once. Other bodies are hashed as they come. */
 const tags = new WeakMap<Uint8Array, string>();
 function strongTag(body: string | Uint8Array): string {
-  if (typeof body === 'string') return hashTag(body);
+  if (!isCachedBody(body)) return hashTag(body);
   let tag = tags.get(body);
   if (tag === undefined) {
     tag = hashTag(body);
