@@ -287,8 +287,13 @@ export class OnlineCalibrator {
    * common level's futures), else the simulation's own.
    */
   band(h: number, figure: Figure, sim: Quantiles, prior?: Quantiles): Quantiles {
+    return this.calibrated(h, figure, sim, prior) ?? prior ?? sim;
+  }
+
+  /** The calibrated band of horizon week h as things stand; null while the week cannot be calibrated. */
+  private calibrated(h: number, figure: Figure, sim: Quantiles, prior?: Quantiles): Quantiles | null {
     const s = scaleFor(this.horizons, h, figure);
-    return s ? calibratedBand(sim, s, prior) : (prior ?? sim);
+    return s ? calibratedBand(sim, s, prior) : null;
   }
 
   /**
@@ -298,8 +303,7 @@ export class OnlineCalibrator {
    * is kept, and ACI is stepped on it when the outcome arrives.
    */
   observe(day: number, h: number, figure: Figure, sim: Quantiles, y: number, prior?: Quantiles): void {
-    const s = scaleFor(this.horizons, h, figure);
-    this.pending.push({ day, horizon: h, figure, sim, y, shown: s ? calibratedBand(sim, s, prior) : null });
+    this.pending.push({ day, horizon: h, figure, sim, y, shown: this.calibrated(h, figure, sim, prior) });
   }
 
   /** A replayed cut-off was forecast. */
