@@ -7,8 +7,8 @@
  * least recently used first out. Per-request fields (the envelope's alerts)
  * are spliced in by `jsonText`, never cached.
  *
- * What rides along with a kept answer (WeakMaps keyed by it, gone with it):
- * its copy with the alerts of the moment spliced in (about its size, while
+ * What rides along with a kept answer (one WeakMap entry keyed by it, gone
+ * with it, `SentBody`): its copy with the alerts of the moment spliced in (about its size, while
  * there are alerts), and the ETag and compressed forms of either (a tenth of
  * it or less each for JSON: the large forecast's gzip is a fourteenth). The
  * budget counts the answers alone, so a full cache holds under three times its
@@ -53,16 +53,36 @@ export class AnswerCache<V extends { length: number } = string> {
   }
 }
 
-/** The bytes objects jsonText has answered with: the same ones again and again, whose ETag and encodings are worth keeping. */
-const reused = new WeakSet<object>();
-
-/** Whether `body` is a cached answer's bytes (or its spliced copy), sent as they are request after request. */
-export function isCachedBody(body: unknown): body is Uint8Array {
-  return body instanceof Uint8Array && reused.has(body);
+/**
+ * What is kept with a bytes object jsonText answers with (a cached answer, or
+ * its copy with the alerts of the moment spliced in): the same object goes
+ * out request after request, so what is worked out from it is worked out
+ * once. A WeakMap entry: gone when the cache lets the answer go.
+ */
+export interface SentBody {
+  /** Its strong ETag, once etag.ts has hashed it. */
+  tag?: string;
+  /** Its encoded forms by encoding, settled or under way (compression.ts). */
+  readonly encodings: Map<string, Promise<Buffer>>;
+  /** A cached answer's copy with the last alerts spliced in (the alerts' text and the copy). */
+  splice?: { alerts: string; body: Buffer };
 }
 
-/** The last alerts spliced into each cached answer, and the bytes that made. */
-const splices = new WeakMap<Buffer, { alerts: string; body: Buffer }>();
+const sent = new WeakMap<Uint8Array, SentBody>();
+
+/** What is kept with `body` when it is a cached answer's bytes (or its spliced copy); undefined for any other body. */
+export function sentBody(body: unknown): SentBody | undefined {
+  return body instanceof Uint8Array ? sent.get(body) : undefined;
+}
+
+function keptWith(body: Buffer): SentBody {
+  let kept = sent.get(body);
+  if (!kept) {
+    kept = { encodings: new Map() };
+    sent.set(body, kept);
+  }
+  return kept;
+}
 
 /**
  * `json` with `alerts` (a JSON object's text) spliced in as its last fields;
@@ -71,10 +91,10 @@ const splices = new WeakMap<Buffer, { alerts: string; body: Buffer }>();
  * compressed forms, kept with that object, are worked out once.
  */
 function spliced(json: Buffer, alerts: string): Buffer {
-  const last = splices.get(json);
-  if (last?.alerts === alerts) return last.body;
+  const kept = keptWith(json);
+  if (kept.splice?.alerts === alerts) return kept.splice.body;
   const body = Buffer.concat([json.subarray(0, json.length - 1), Buffer.from(`,${alerts.slice(1)}`)]);
-  splices.set(json, { alerts, body });
+  kept.splice = { alerts, body };
   return body;
 }
 
@@ -87,6 +107,6 @@ function spliced(json: Buffer, alerts: string): Buffer {
 export function jsonText<T>(c: Context<AppEnv>, json: Buffer): Response & TypedResponse<T, 200, 'json'> {
   const alerts = JSON.stringify(withAlerts(c, {}));
   const body = alerts === '{}' ? json : spliced(json, alerts);
-  reused.add(body);
+  keptWith(body);
   return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' }) as unknown as Response & TypedResponse<T, 200, 'json'>;
 }

@@ -7,7 +7,7 @@
  * answers, HEAD, and answers already encoded are left as they are.
  *
  * A cached answer (answer-cache.ts) is the same bytes object request after
- * request: its encoded forms are kept with it (a WeakMap on the object, so
+ * request: its encoded forms are kept with it (answer-cache.ts SentBody, so
  * they go when the cache lets it go), and a large forecast is compressed
  * once per snapshot rather than once per request. Other answers (made anew
  * for each request) are encoded as they come, nothing kept.
@@ -15,8 +15,8 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
 import type { MiddlewareHandler } from 'hono';
-import { bodyBytes, hasBody, heldBytes } from './held-body.js';
-import { isCachedBody } from './answer-cache.js';
+import { hasBody, readBody } from './held-body.js';
+import { sentBody, type SentBody } from './answer-cache.js';
 
 export const COMPRESS_MIN_BYTES = 1024;
 const ENCODINGS = ['br', 'gzip', 'deflate'] as const;
@@ -48,32 +48,23 @@ export function pickEncoding(header: string | undefined): Encoding | null {
   return best;
 }
 
-/** The encoded forms (settled or under way) of bytes objects answered before. */
-const encoded = new WeakMap<object, Partial<Record<Encoding, Promise<Buffer>>>>();
-
 /**
- * `body` encoded with `encoding`; when `same` (the bytes object the body was
- * read from) has been encoded so before, or is being encoded so by a request
- * running now, that result, without encoding again.
+ * `body` encoded with `encoding`; when `kept` (what is kept with the cached
+ * answer the body is) holds that encoding, settled or being made by a
+ * request running now, that result, without encoding again.
  */
-export function encodeOnce(body: Buffer, encoding: Encoding, same: object | null): Promise<Buffer> {
-  if (!same) return encoders[encoding](body);
-  let forms = encoded.get(same);
-  if (!forms) {
-    forms = {};
-    encoded.set(same, forms);
-  }
-  let running = forms[encoding];
-  if (!running) {
-    const started = encoders[encoding](body);
-    forms[encoding] = started;
-    // A failed encoding is not kept: the next request tries again.
-    started.catch(() => {
-      if (forms[encoding] === started) delete forms[encoding];
-    });
-    running = started;
-  }
-  return running;
+export function encodeOnce(body: Buffer, encoding: Encoding, kept: Pick<SentBody, 'encodings'> | null): Promise<Buffer> {
+  if (!kept) return encoders[encoding](body);
+  const forms = kept.encodings;
+  const running = forms.get(encoding);
+  if (running) return running;
+  const started = encoders[encoding](body);
+  forms.set(encoding, started);
+  // A failed encoding is not kept: the next request tries again.
+  started.catch(() => {
+    if (forms.get(encoding) === started) forms.delete(encoding);
+  });
+  return started;
 }
 
 const COMPRESSIBLE = /^(application\/(json|problem\+json|javascript)|text\/)/i;
@@ -89,9 +80,8 @@ export function compression(minBytes = COMPRESS_MIN_BYTES): MiddlewareHandler {
     else if (!/accept-encoding/i.test(vary)) res.headers.set('Vary', `${vary}, Accept-Encoding`);
     const encoding = pickEncoding(c.req.header('Accept-Encoding'));
     if (!encoding) return;
-    const body = await bodyBytes(res);
-    const held = heldBytes(res);
-    const out = body.length < minBytes ? body : await encodeOnce(body, encoding, isCachedBody(held) ? held : null);
+    const { bytes: body, held } = await readBody(res);
+    const out = body.length < minBytes ? body : await encodeOnce(body, encoding, sentBody(held) ?? null);
     c.res = new Response(out, { status: res.status, headers: res.headers });
     if (out !== body) {
       c.res.headers.set('Content-Encoding', encoding);

@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { isCachedBody } from './answer-cache.js';
+import { sentBody } from './answer-cache.js';
 
 /** Whether an If-None-Match value holds this ETag (weak comparison: W/ ignored). */
 export function etagMatches(ifNoneMatch: string | undefined, tag: string): boolean {
@@ -25,16 +25,10 @@ export function etagMatches(ifNoneMatch: string | undefined, tag: string): boole
 }
 
 const hashTag = (body: string | Uint8Array) => `"${createHash('sha1').update(body).digest('hex')}"`;
-/** The tags of cached answers (the same bytes object each time): each hashed once. Other bodies are hashed as they come. */
-const tags = new WeakMap<Uint8Array, string>();
+/** A cached answer's tag (the same bytes object each time) is hashed once and kept with it; other bodies are hashed as they come. */
 function strongTag(body: string | Uint8Array): string {
-  if (!isCachedBody(body)) return hashTag(body);
-  let tag = tags.get(body);
-  if (tag === undefined) {
-    tag = hashTag(body);
-    tags.set(body, tag);
-  }
-  return tag;
+  const kept = sentBody(body);
+  return kept ? (kept.tag ??= hashTag(body)) : hashTag(body);
 }
 
 /** The status an answer of `c.json(x, arg)` / `c.body(x, arg)` gets (200 unless told). */

@@ -30,19 +30,14 @@ export function hasBody(res: Response): boolean {
 }
 
 /**
- * The bytes object the answer holds as its body, when it holds one: the same
- * object for every answer made of the same bytes (a cached answer's), so
- * what is worked out from it (its compressed forms) can be kept with it.
+ * The answer's body bytes (`res.arrayBuffer()`), without a stream when it is
+ * held as a string or bytes; and, when it is held as bytes, that bytes object
+ * itself (`held`): the same object for every answer made of the same bytes (a
+ * cached answer's), so what is worked out from it can be kept with it.
  */
-export function heldBytes(res: Response): Uint8Array | null {
+export async function readBody(res: Response): Promise<{ bytes: Buffer; held: Uint8Array | null }> {
   const h = held(res);
-  return h && h.body instanceof Uint8Array ? h.body : null;
-}
-
-/** The answer's body bytes (`res.arrayBuffer()`), without a stream when it is held as a string or bytes. */
-export async function bodyBytes(res: Response): Promise<Buffer> {
-  const h = held(res);
-  if (h && typeof h.body === 'string') return Buffer.from(h.body, 'utf8');
-  if (h && h.body instanceof Uint8Array) return Buffer.from(h.body.buffer, h.body.byteOffset, h.body.byteLength);
-  return Buffer.from(await res.arrayBuffer());
+  if (h && typeof h.body === 'string') return { bytes: Buffer.from(h.body, 'utf8'), held: null };
+  if (h && h.body instanceof Uint8Array) return { bytes: Buffer.from(h.body.buffer, h.body.byteOffset, h.body.byteLength), held: h.body };
+  return { bytes: Buffer.from(await res.arrayBuffer()), held: null };
 }
