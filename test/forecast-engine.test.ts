@@ -382,6 +382,28 @@ describe('forecast engine', () => {
     expect(dec(q.totalInflow).toNumber()).toBeLessThan(100);
   });
 
+  it('seasonality from the first year: a December that sold 60% more last year lifts this December\'s predicted purchases; shrunk, and none without it', () => {
+    // Ten weekly customers for 56 weeks (one December seen), paying on the day of their orders.
+    const ledger = (december: number) =>
+      Array.from({ length: 10 }, (_, c) =>
+        Array.from({ length: 56 }, (_, i) => {
+          const d = addDays(AS_OF, -7 * (i + 1) - c);
+          const total = String(d.slice(5, 7) === '12' ? 1000 * december : 1000);
+          return doc({ contactId: `w${c}`, issueDate: d, dueDate: d, status: 'PAID', paidDate: d, total, accountId: 'acc-sales' });
+        }),
+      ).flat();
+    const weekly = (p: ForecastPayload, ks: number[]) => ks.reduce((a, k) => a + dec(p.weeks[k]!.forecastInflow!).toNumber(), 0) / ks.length;
+    const DECEMBER = [2, 3, 4]; // 7-27 December 2026
+    const FEBRUARY = [10, 11]; // 1-14 February 2027
+    const seasonal = run(input({ items: ledger(1.6) }));
+    const flat = run(input({ items: ledger(1) }));
+    const lift = weekly(seasonal, DECEMBER) / weekly(seasonal, FEBRUARY);
+    // One year of history weighs its own December at most a half (shrinkage by years and by orders), so not the full 60%.
+    expect(lift).toBeGreaterThan(1.1);
+    expect(lift).toBeLessThan(1.6);
+    expect(weekly(flat, DECEMBER) / weekly(flat, FEBRUARY)).toBeCloseTo(1, 1);
+  });
+
   it('scenarios: BEST >= BASE >= WORST; CUSTOM factors, delay shift and excluded items as documented', () => {
     const items = [
       ...paidHistory('c1', 6, 3),

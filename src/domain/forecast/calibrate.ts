@@ -37,12 +37,14 @@ export const SCORE_WINDOW = 52;
 /** The method's name, as the API states it. */
 export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
 /**
- * The version of the calibration's rules, stored with each state: a state of
- * another version (or of none: stored before versions) is recomputed even on
- * the day it was made (jobs/calibration.ts recalibrateIfStale). 2: ACI stepped
- * on the shown band, conformal quantile positions, step 0.04.
+ * The version of the calibration's rules and of the forecast it measured,
+ * stored with each state: a state of another version (or of none: stored
+ * before versions) is recomputed even on the day it was made
+ * (jobs/calibration.ts recalibrateIfStale). 2: ACI stepped on the shown band,
+ * conformal quantile positions, step 0.04. 3: the forecast uses seasonality
+ * from the first months of history (its scores measured the forecast before).
  */
-export const CALIBRATION_VERSION = 2;
+export const CALIBRATION_VERSION = 3;
 
 export interface Quantiles {
   p10: number;

@@ -38,13 +38,12 @@ interface CustomerContext {
 /**
  * Adds the customers' predicted purchases (all but the `scheduled` ones) and
  * the new customers' run-rate to `daily`; returns the seasonal index per
- * calendar month (all 1 under 24 complete months of sales).
+ * calendar month (orderSeasonality: near 1 while the history is short).
  */
 export function predictCustomers(
   history: LedgerHistory,
   terms: Terms,
   scheduled: ReadonlySet<string>,
-  seasonalityMonths: number,
   asOf: number,
   end: number,
   daily: DailyPrediction[],
@@ -57,7 +56,7 @@ export function predictCustomers(
     merged.set(c, days.map((day, i) => ({ day, value: parseFloat(totals[i]!) || 0, accountId })));
   }
   const churnRate = estimateChurnRate(merged, asOf);
-  const season = seasonalityMonths >= 24 ? orderSeasonality(merged, asOf) : Array<number>(12).fill(1);
+  const season = orderSeasonality(merged, asOf);
   const orgQuantiles = terms.arDelayCount >= 5 ? countsQuantiles(history.arDelays) : [0, 0, 0, 0, 0];
   const ctx: CustomerContext = { asOf, end, churnRate, season, terms, orgQuantiles };
   const unmodelled: { day: number; value: number }[] = [];

@@ -58,7 +58,7 @@ export function prepareForecast(input: ForecastInput): PreparedForecast {
   const { customers: scheduledCustomers, suppliers: scheduledSuppliers } = scheduledPoints(input.schedules ?? [], terms, asOf, end, points);
 
   // --- customers: repeat purchases (renewal model) and the run-rate of the rest
-  const season = predictCustomers(history, terms, scheduledCustomers, seasonalityMonths, asOf, end, daily);
+  const season = predictCustomers(history, terms, scheduledCustomers, asOf, end, daily);
 
   // --- suppliers' bills and bank transactions: recurring series, and the run-rates of the rest
   predictSeries(input, history, terms, scheduledSuppliers, poReasons, { asOf, end, daily, points });

@@ -20,7 +20,10 @@ export function salesFacts(history: LedgerHistory, asOf: number): Pick<Facts, 'm
  * orders: each order's value over its customer's mean order value, averaged
  * per calendar month (so a changing customer mix or growth does not pass for
  * a season), shrunk toward 1 by n / (n + 30) orders and by years / (years + 1)
- * of history, normalised to mean 1. Used only with 24 complete months.
+ * of history, normalised to mean 1. No minimum history: the shrinkage keeps a
+ * young ledger's indices near 1 (a quarter's history weighs a month's own
+ * index at most a fifth, a year's at most a half), and a month not yet seen
+ * stays at 1.
  */
 export function orderSeasonality(orders: Map<string, { day: number; value: number }[]>, asOf: number): number[] {
   const sum = Array<number>(12).fill(0);
