@@ -55,6 +55,26 @@ describe('demo generator', () => {
     }
   });
 
+  it("its truth (bench/oracle.ts's ground truth) is its books: each customer's authorised invoices, what they owe, when they were paid in full", () => {
+    const DAY = 86_400_000;
+    const byContact = new Map(demo.truth.customers.map((c) => [c.contactId, c]));
+    const authorised = invoices.filter((i) => i.Type === 'ACCREC' && (i.Status === 'AUTHORISED' || i.Status === 'PAID'));
+    expect(demo.truth.customers.reduce((n, c) => n + c.invoices.length, 0)).toBe(authorised.length);
+    for (const inv of authorised) {
+      const c = byContact.get(inv.Contact.ContactID)!;
+      const day = ms(inv.Date) / DAY;
+      const t = c.invoices.find((x) => x.day === day && x.due === ms(inv.DueDate) / DAY)!;
+      expect(t.owed).toBe(Math.round((cents(inv.Total) - cents(inv.AmountCredited ?? 0)) / (inv.CurrencyRate ?? 1)));
+      expect(t.paid).toBe(inv.Status === 'PAID' ? ms(inv.FullyPaidOnDate) / DAY : null);
+      expect(c.orderDays.some((o) => o.day === day && !o.skipped)).toBe(true);
+    }
+    // Habits as drawn: a cadence's orders stop when the customer leaves; one-off customers order a few times.
+    for (const c of demo.truth.customers) {
+      if (c.leaves !== null) expect(c.orderDays.every((o) => o.day < c.leaves!)).toBe(true);
+      if (c.cadenceDays === 0) expect(c.oneOffOrders).toBeGreaterThanOrEqual(c.orderDays.length);
+    }
+  });
+
   it('every journal balances to zero', () => {
     for (const j of all('Journals.json', 'Journals')) {
       expect(j.JournalLines.reduce((a: number, l: any) => a + cents(l.NetAmount), 0), String(j.JournalNumber)).toBe(0);

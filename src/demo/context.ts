@@ -7,7 +7,7 @@
  */
 import { openChart, type Account } from './accounts.js';
 import { dayOf, msStamp } from './format.js';
-import type { DemoOptions, DemoProfile } from './types.js';
+import type { CustomerTruth, DemoOptions, DemoProfile } from './types.js';
 import { Rng } from '../domain/random.js';
 
 export interface JournalLine {
@@ -40,6 +40,8 @@ export type XeroRecord = Record<string, unknown>;
 
 export interface DemoContext {
   rng: Rng;
+  /** Each customer's habits and what came of them, as drawn (DemoOutput.truth). */
+  customers: CustomerTruth[];
   scale: number;
   /** The day generated up to; the history starts three years before. */
   asOf: number;
@@ -109,6 +111,7 @@ export function createContext(opts: DemoOptions, profile: DemoProfile): DemoCont
     ]),
     salesByMonth: new Map(),
     seq: { invoice: 0, creditNote: 0, bill: 0, purchaseOrder: 0 },
+    customers: [],
   };
 }
 

@@ -32,7 +32,7 @@ import type { DemoOptions, DemoOutput, DemoProfile, XeroFiles } from './types.js
 
 export type { XeroFiles } from './types.js';
 
-export type { DemoOptions, DemoOutput, DemoProfile } from './types.js';
+export type { CustomerTruth, DemoOptions, DemoOutput, DemoProfile } from './types.js';
 
 export const WHOLESALER: DemoProfile = { cogsRatio: 0.55, cashWeeks: 7 };
 export const ROASTER: DemoProfile = {
@@ -72,6 +72,7 @@ export function generateDemo(opts: DemoOptions): DemoOutput {
   return {
     files,
     sensitive: { contactIds: [...employees, director].map((c) => c.ContactID), accountCodes: ['477', '880'] },
+    truth: { start: ctx.start, asOf: ctx.asOf, customers: ctx.customers },
     counts: {
       contacts: ctx.contacts.length,
       invoices: ctx.invoices.filter((i) => i.Type === 'ACCREC').length,

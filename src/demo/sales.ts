@@ -3,6 +3,8 @@
  * against them, and the payments (on time, late, or in part) that settle them.
  */
 import { addContact, moveBank, reconciledBy, type DemoContext, type JournalLine, type Party, type XeroRecord } from './context.js';
+import type { CustomerTruth } from './types.js';
+import type { Rng } from '../domain/random.js';
 import { amt, monthKey, monthOf, msDate, msStamp } from './format.js';
 
 const SEASON = [0.75, 0.85, 0.95, 1.0, 1.0, 0.95, 0.9, 0.95, 1.0, 1.05, 1.15, 1.4];
@@ -59,16 +61,62 @@ interface Sale {
 /** Cents in the invoice's currency to cents in AUD. */
 const toBase = (c: Customer, cents: number) => Math.round(cents / c.rate);
 
+/*
+ * The draws of one order and its payment, shared with bench/oracle.ts (which
+ * draws the demo's futures from each customer's true habits with them).
+ */
+/** The chance a customer with a cadence skips an order. */
+export const SKIPPED = 0.06;
+/** The chance an (older) invoice is voided. */
+export const VOIDED = 0.01;
+/** The chance an invoice gets a credit note; its share of the invoice; the chance it is allocated to it. */
+export const CREDITED = 0.025;
+export const CREDIT_SHARES = [0.1, 0.2, 0.3];
+export const CREDIT_ALLOCATED = 0.75;
+
+/** Days from one order of a cadence to the next. */
+export function cadenceGap(rng: Rng, period: number): number {
+  return Math.max(3, Math.round(period * (1 + rng.normal(0, 0.12))));
+}
+
+/** What an order on `day` is for (cents of the customer's currency): its typical order, the season, 4% a year of growth since `start`, and noise. */
+export function orderTarget(rng: Rng, orderSize: number, day: number, start: number): number {
+  const years = (day - start) / 365;
+  return Math.max(2_000, Math.round(orderSize * SEASON[monthOf(day)]! * (1 + 0.04 * years) * Math.exp(rng.normal(0, 0.2))));
+}
+
+/** Days after its due date an invoice is paid: most around it; habitual late payers 12-60 days late. */
+export function paymentDelay(rng: Rng, latePayer: boolean): number {
+  return latePayer ? Math.round(Math.max(12, rng.normal(32, 12))) : Math.round(Math.max(-5, Math.min(9, rng.normal(1, 3))));
+}
+
 export function addCustomers(ctx: DemoContext): void {
   const nCustomers = Math.max(20, Math.round(320 * ctx.scale));
   const usedNames = new Set<string>();
   for (let ci = 0; ci < nCustomers; ci++) {
     if (ci % 20 === 0) ctx.progress('customers', ci, nCustomers);
     const c = drawCustomer(ctx, ci, usedNames);
-    for (const day of orderDays(ctx, c)) {
+    const days = orderDays(ctx, c);
+    const truth: CustomerTruth = {
+      contactId: c.contact.ContactID,
+      cadenceDays: c.cad.period,
+      acquired: c.acquired,
+      leaves: Number.isFinite(c.churned) ? c.churned : null,
+      oneOffOrders: c.cad.period ? 0 : days.length,
+      orderSize: c.orderSize,
+      rate: c.rate,
+      foreign: c.foreign,
+      terms: c.terms,
+      latePayer: c.latePayer,
+      orderDays: [],
+      invoices: [],
+    };
+    ctx.customers.push(truth);
+    for (const day of days) {
       if (day > ctx.asOf) continue;
-      if (c.cad.period && ctx.rng.chance(0.06)) continue; // a skipped order
-      addOrder(ctx, c, day);
+      const skipped = c.cad.period !== 0 && ctx.rng.chance(SKIPPED);
+      truth.orderDays.push({ day, skipped });
+      if (!skipped) addOrder(ctx, c, day, truth);
     }
   }
   ctx.progress('customers', nCustomers, nCustomers);
@@ -118,22 +166,23 @@ function orderDays(ctx: DemoContext, c: Customer): number[] {
   } else {
     for (let d = c.acquired; d <= ctx.asOf && d < c.churned; ) {
       days.push(d);
-      d += Math.max(3, Math.round(c.cad.period * (1 + rng.normal(0, 0.12))));
+      d += cadenceGap(rng, c.cad.period);
     }
   }
   return days;
 }
 
-function addOrder(ctx: DemoContext, c: Customer, day: number): void {
+function addOrder(ctx: DemoContext, c: Customer, day: number, truth: CustomerTruth): void {
   const sale = addSalesInvoice(ctx, c, day);
   if (!sale) return;
   // A credit note now and then (mostly allocated to the invoice).
-  const credited = ctx.rng.chance(0.025) ? addCreditNote(ctx, c, sale) : 0;
-  settle(ctx, c, sale, sale.total - credited);
+  const credited = ctx.rng.chance(CREDITED) ? addCreditNote(ctx, c, sale) : 0;
+  const paid = settle(ctx, c, sale, sale.total - credited);
+  truth.invoices.push({ day, due: sale.due, owed: toBase(c, sale.total - credited), paid });
 }
 
-function addInvoiceLines(ctx: DemoContext, target: number, foreign: boolean) {
-  const { rng } = ctx;
+/** An invoice's lines for about `target` cents: one to four products, now and then a discount; GST unless exported. */
+export function invoiceLines(rng: Rng, target: number, foreign: boolean) {
   const lines: Record<string, unknown>[] = [];
   const nLines = rng.int(1, 4);
   let sub = 0;
@@ -167,9 +216,8 @@ function addInvoiceLines(ctx: DemoContext, target: number, foreign: boolean) {
 /** The invoice of an order, posted when authorised; undefined when it is not (draft, submitted, voided). */
 function addSalesInvoice(ctx: DemoContext, c: Customer, day: number): Sale | undefined {
   const { rng, asOf, start } = ctx;
-  const years = (day - start) / 365;
-  const target = Math.max(2_000, Math.round(c.orderSize * SEASON[monthOf(day)]! * (1 + 0.04 * years) * Math.exp(rng.normal(0, 0.2))));
-  const { lines, sub, tax } = addInvoiceLines(ctx, target, c.foreign);
+  const target = orderTarget(rng, c.orderSize, day, start);
+  const { lines, sub, tax } = invoiceLines(rng, target, c.foreign);
   const total = sub + tax;
   const due = day + c.terms;
   ctx.seq.invoice++;
@@ -177,7 +225,7 @@ function addSalesInvoice(ctx: DemoContext, c: Customer, day: number): Sale | und
   const recent = asOf - day <= 10;
   let status = 'AUTHORISED';
   if (recent && rng.chance(0.1)) status = rng.chance(0.6) ? 'DRAFT' : 'SUBMITTED';
-  else if (rng.chance(0.01)) status = 'VOIDED';
+  else if (rng.chance(VOIDED)) status = 'VOIDED';
   const inv: XeroRecord = {
     Type: 'ACCREC',
     InvoiceID: id,
@@ -211,10 +259,10 @@ function addSalesInvoice(ctx: DemoContext, c: Customer, day: number): Sale | und
 function addCreditNote(ctx: DemoContext, c: Customer, sale: Sale): number {
   const { rng } = ctx;
   const { inv, id } = sale;
-  const cnSub = Math.round(sale.sub * rng.pick([0.1, 0.2, 0.3]));
+  const cnSub = Math.round(sale.sub * rng.pick(CREDIT_SHARES));
   const cnTax = c.foreign ? 0 : Math.round(cnSub / 10);
   const cnTotal = cnSub + cnTax;
-  const allocate = rng.chance(0.75);
+  const allocate = rng.chance(CREDIT_ALLOCATED);
   const cnDay = Math.min(ctx.asOf, sale.day + rng.int(1, 6));
   ctx.seq.creditNote++;
   const cnId = rng.guid();
@@ -248,12 +296,11 @@ function addCreditNote(ctx: DemoContext, c: Customer, sale: Sale): number {
   return cnTotal;
 }
 
-/** Payment behaviour: most pay around the due date; habitual late payers 15-60 days late; some pay in part. */
-function settle(ctx: DemoContext, c: Customer, sale: Sale, owed: number): void {
+/** Payment behaviour (paymentDelay), and some pay in part; returns the day it is paid in full (null: not by the day generated to). */
+function settle(ctx: DemoContext, c: Customer, sale: Sale, owed: number): number | null {
   const { rng, asOf } = ctx;
   const { inv } = sale;
-  const delay = c.latePayer ? Math.round(Math.max(12, rng.normal(32, 12))) : Math.round(Math.max(-5, Math.min(9, rng.normal(1, 3))));
-  const paidDay = sale.due + delay;
+  const paidDay = sale.due + paymentDelay(rng, c.latePayer);
   if (paidDay <= asOf) {
     addReceipt(ctx, c, sale, paidDay, owed);
     inv.Status = 'PAID';
@@ -261,7 +308,9 @@ function settle(ctx: DemoContext, c: Customer, sale: Sale, owed: number): void {
     inv.AmountPaid = amt(owed);
     inv.AmountDue = 0;
     inv.UpdatedDateUTC = msStamp(paidDay, 11);
-  } else if (asOf - sale.day > 20 && rng.chance(0.08)) {
+    return paidDay;
+  }
+  if (asOf - sale.day > 20 && rng.chance(0.08)) {
     const part = Math.round(owed * rng.pick([0.3, 0.5, 0.6]));
     const partDay = Math.min(asOf - 1, sale.day + rng.int(5, 20));
     addReceipt(ctx, c, sale, partDay, part);
@@ -269,6 +318,7 @@ function settle(ctx: DemoContext, c: Customer, sale: Sale, owed: number): void {
     inv.AmountDue = amt(owed - part);
     inv.UpdatedDateUTC = msStamp(partDay, 11);
   }
+  return null;
 }
 
 /** A customer's payment into the cheque account. */

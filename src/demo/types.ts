@@ -23,6 +23,39 @@ export interface DemoOutput {
   /** What the operator flags sensitive in the demo (payroll, the director). */
   sensitive: { contactIds: string[]; accountCodes: string[] };
   counts: Record<string, number>;
+  /** What the generator drew and did: the ground truth a forecast of the demo is measured against (bench/oracle.ts). */
+  truth: DemoTruth;
+}
+
+/** Days are whole days since 1970-01-01 (UTC). */
+export interface DemoTruth {
+  /** The first day of the history and the day generated to. */
+  start: number;
+  asOf: number;
+  customers: CustomerTruth[];
+}
+
+/** A customer's habits, as drawn, and the orders and payments they made. */
+export interface CustomerTruth {
+  contactId: string;
+  /** Days between its orders (0: a few one-off orders). */
+  cadenceDays: number;
+  acquired: number;
+  /** The day it stops ordering; null: never. */
+  leaves: number | null;
+  /** How many one-off orders it places (0 for a cadence). */
+  oneOffOrders: number;
+  /** Its typical order before the season, growth and noise (cents of its currency). */
+  orderSize: number;
+  /** Units of its currency per AUD. */
+  rate: number;
+  foreign: boolean;
+  terms: number;
+  latePayer: boolean;
+  /** Every order day up to the day generated to, with those it skipped. */
+  orderDays: { day: number; skipped: boolean }[];
+  /** Its authorised invoices: issued, due, owed once an allocated credit note is off (AUD cents), paid in full (null: not by the day generated to). */
+  invoices: { day: number; due: number; owed: number; paid: number | null }[];
 }
 
 export interface DemoProfile {

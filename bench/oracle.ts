@@ -1,0 +1,217 @@
+/**
+ * How well could anyone forecast the demo's receipts? (issue 17;
+ * docs/forecast.md#oracle). The demo generator records what it drew for each
+ * customer (DemoOutput.truth): its cadence, typical order, terms, whether it
+ * pays late, when it arrived and when it leaves, how many one-off orders it
+ * places. An oracle that knows all of that, and every receipt that is not a
+ * customer's payment, still cannot know the draws the generator has yet to
+ * make: when exactly the next order comes, what it is for, when it is paid.
+ * From each cut-off it draws many futures with the generator's own draw
+ * functions (src/demo/sales.ts) and reads its P10/P50/P90 from them.
+ *
+ * Its receipts pinball (the backtest's definition) is a floor: no forecast of
+ * these ledgers, which must learn those habits from the books, can be expected
+ * to beat it. Printed beside the best baseline's from the backtest on the same
+ * cut-offs, so the issue's goal (Cashline at most 0.85 times the best
+ * baseline) can be read against what is possible at all. Also the oracle's
+ * WAPE of the invoices open at each cut-off (its expected receipts of them,
+ * week by week), the floor of the open-receivables goals.
+ *
+ * The demo is generated as `npm start` generates it (bench/bands.ts's
+ * bench_bands_demo schema holds its books; imported first when missing).
+ *
+ * Usage: npx tsx bench/oracle.ts [--futures N] [--only wholesaler|roaster] (or npm run bench -- oracle)
+ * Env:   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
+ */
+import { openStore } from '../src/store/db.js';
+import { migrate } from '../src/store/migrate.js';
+import { orgMeta } from '../src/store/queries/organisation.js';
+import { loadRawLedger } from '../src/store/queries/raw-ledger.js';
+import { backtestLedger } from '../src/backtest/index.js';
+import { indexLedger } from '../src/backtest/replay.js';
+import { actualWeeks } from '../src/domain/forecast/actuals.js';
+import { rho } from '../src/domain/forecast/metrics.js';
+import { generateDemo, type CustomerTruth } from '../src/demo/generate.js';
+import { cadenceGap, CREDIT_ALLOCATED, CREDIT_SHARES, CREDITED, invoiceLines, orderTarget, paymentDelay, SKIPPED, VOIDED } from '../src/demo/sales.js';
+import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
+import { Rng } from '../src/domain/random.js';
+import { D } from '../src/domain/money.js';
+import { BENCH_URL } from './gen-large-org.js';
+
+const args = process.argv.slice(2);
+const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const FUTURES = Number(opt('--futures') ?? 200);
+const only = opt('--only');
+const log = (m: string) => process.stderr.write(`[oracle] ${m}\n`);
+
+const DEMO_NOW = new Date('2026-11-23T09:00:00Z');
+const SCHEMA = 'bench_bands_demo';
+const DAY_MS = 86_400_000;
+const epochDay = (iso: string) => Math.floor(Date.parse(`${iso}T00:00:00Z`) / DAY_MS);
+const isoOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+const WEEKS = 13;
+const REPLAYS = [
+  { name: 'Demo wholesaler, weekly 2024-11-25..2026-08-17 (the last two years)', org: DEMO_ORGS[0], from: '2024-11-25', to: '2026-08-17' },
+  { name: 'Demo roaster, weekly 2024-11-25..2026-08-17', org: DEMO_ORGS[1], from: '2024-11-25', to: '2026-08-17' },
+] as const;
+
+/** The generator's random source, but for its ids, which no amount depends on (cheap: the lines' ids are most of an order's draws). */
+class AmountsRng extends Rng {
+  override guid(): string {
+    return '';
+  }
+}
+
+/** What is known of a customer at a cut-off: its order days before it. */
+interface Known {
+  c: CustomerTruth;
+  orders: number;
+  last: number | null;
+}
+
+/** Draws futures of a customer's receipts from a cut-off on, knowing its habits. */
+class Oracle {
+  private readonly rng = new AmountsRng(20_261_127);
+  constructor(private readonly start: number, private readonly asOf: number) {}
+
+  /** A delay that pays on or after `min` days past due (an invoice still open at the cut-off). */
+  private delayAtLeast(c: CustomerTruth, min: number): number {
+    for (let i = 0; i < 10_000; i++) {
+      const d = paymentDelay(this.rng, c.latePayer);
+      if (d >= min) return d;
+    }
+    return min;
+  }
+
+  /** An order's owed amount in AUD cents (0 when voided), as the generator makes it. */
+  private owed(c: CustomerTruth, day: number): number {
+    const { rng } = this;
+    const { sub, tax } = invoiceLines(rng, orderTarget(rng, c.orderSize, day, this.start), c.foreign);
+    if (rng.chance(VOIDED)) return 0;
+    let owed = sub + tax;
+    if (rng.chance(CREDITED)) {
+      const cnSub = Math.round(sub * rng.pick(CREDIT_SHARES));
+      const cnTotal = cnSub + (c.foreign ? 0 : Math.round(cnSub / 10));
+      if (rng.chance(CREDIT_ALLOCATED)) owed -= cnTotal;
+    }
+    return Math.round(owed / c.rate);
+  }
+
+  /** One future of a customer from cut-off C: `put(day, cents)` for each payment; `open` for its invoices open at C. */
+  future({ c, orders, last }: Known, C: number, end: number, put: (day: number, cents: number, open: boolean) => void): void {
+    const { rng } = this;
+    for (const inv of c.invoices) if (inv.day < C && (inv.paid === null || inv.paid >= C)) put(inv.due + this.delayAtLeast(c, C - inv.due), inv.owed, true);
+    const order = (day: number) => {
+      const owed = this.owed(c, day);
+      if (owed) put(day + c.terms + paymentDelay(rng, c.latePayer), owed, false);
+    };
+    if (c.cadenceDays && c.leaves !== null && c.leaves <= C) return; // gone: orders no more
+    if (c.cadenceDays) {
+      let d = c.acquired;
+      if (last !== null) {
+        // The next order after the last one before C, given it did not come before C.
+        let gap = cadenceGap(rng, c.cadenceDays);
+        for (let i = 0; i < 10_000 && last + gap < C; i++) gap = cadenceGap(rng, c.cadenceDays);
+        d = Math.max(last + gap, C);
+      }
+      for (; d < end && d <= this.asOf && (c.leaves === null || d < c.leaves); d += cadenceGap(rng, c.cadenceDays)) {
+        if (d >= C && !rng.chance(SKIPPED)) order(d);
+      }
+    } else {
+      // One-off orders: the first on arrival, the others 20-400 days later (those not yet placed: from C on).
+      for (let i = orders; i < c.oneOffOrders; i++) {
+        const lo = i === 0 ? c.acquired : Math.max(c.acquired + 20, C);
+        const hi = i === 0 ? c.acquired : c.acquired + 400;
+        if (hi < lo) continue;
+        const day = rng.int(lo, hi);
+        if (day >= C && day <= this.asOf) order(day);
+      }
+    }
+  }
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  const h = q * (sorted.length - 1);
+  const i = Math.floor(h);
+  return i + 1 < sorted.length ? sorted[i]! + (h - i) * (sorted[i + 1]! - sorted[i]!) : sorted[i]!;
+}
+
+const store = await openStore({ databaseUrl: BENCH_URL, searchPath: SCHEMA, poolSize: 2 });
+await migrate(store.db);
+if (!(await orgMeta(store.db, DEMO_ORGS[0].id))) {
+  log(`importing the demo into ${SCHEMA}`);
+  await setupDemo(store.db, DEMO_NOW, Object.assign((m: string) => log(m), { done: () => {} }));
+}
+console.log('| replay | cut-offs | receipts pinball: oracle / cashline / best baseline | oracle vs best baseline | cashline vs oracle | oracle coverage80 | open receivables WAPE: oracle / cashline / median_delay |');
+console.log('|---|---|---|---|---|---|---|');
+for (const r of REPLAYS) {
+  if (only && !r.name.toLowerCase().includes(only.toLowerCase())) continue;
+  const raw = await loadRawLedger(store.db, (await orgMeta(store.db, r.org.id))!);
+  const ix = indexLedger(raw);
+  const truth = generateDemo({ seed: r.org.seed, asOf: DEMO_NOW, scale: r.org.scale, name: r.org.name, profile: r.org.profile }).truth;
+  const oracle = new Oracle(truth.start, truth.asOf);
+  const t0 = Date.now();
+  let pinball = 0;
+  let sumY = 0;
+  let covered = 0;
+  let cells = 0;
+  let openAbs = 0;
+  let openY = 0;
+  let cutoffs = 0;
+  for (let C = epochDay(r.from); C <= epochDay(r.to); C += 7, cutoffs++) {
+    const end = C + 7 * WEEKS;
+    const week = (day: number) => (day >= C && day < end ? Math.floor((day - C) / 7) : -1);
+    // The generator's own customer receipts per week; the rest of the ledger's receipts are given to the oracle.
+    const customers = Array<number>(WEEKS).fill(0);
+    const openActual = Array<number>(WEEKS).fill(0);
+    for (const c of truth.customers) {
+      for (const inv of c.invoices) {
+        const k = inv.paid === null ? -1 : week(inv.paid);
+        if (k < 0) continue;
+        customers[k]! += inv.owed;
+        if (inv.day < C) openActual[k]! += inv.owed;
+      }
+    }
+    const actual = actualWeeks(ix.movements, isoOf(C), new D(0), WEEKS).map((w) => Math.round(w.receipts.toNumber() * 100));
+    const known: Known[] = truth.customers.map((c) => {
+      const before = c.orderDays.filter((o) => o.day < C);
+      return { c, orders: before.length, last: before.length ? before[before.length - 1]!.day : null };
+    });
+    const futures = Array.from({ length: WEEKS }, () => new Float64Array(FUTURES));
+    const openExpected = Array<number>(WEEKS).fill(0);
+    for (let f = 0; f < FUTURES; f++) {
+      for (const k of known) {
+        oracle.future(k, C, end, (day, cents, open) => {
+          const k = week(day);
+          if (k < 0) return;
+          futures[k]![f]! += cents;
+          if (open) openExpected[k]! += cents / FUTURES;
+        });
+      }
+    }
+    for (let k = 0; k < WEEKS; k++) {
+      const other = actual[k]! - customers[k]!;
+      const xs = [...futures[k]!].map((x) => x + other).sort((a, b) => a - b);
+      const [p10, p50, p90] = [0.1, 0.5, 0.9].map((q) => quantile(xs, q)) as [number, number, number];
+      const y = actual[k]!;
+      pinball += rho(0.1, y - p10) + rho(0.5, y - p50) + rho(0.9, y - p90);
+      sumY += Math.abs(y);
+      if (y >= p10 && y <= p90) covered++;
+      cells++;
+      openAbs += Math.abs(openExpected[k]! - openActual[k]!);
+      openY += openActual[k]!;
+    }
+    process.stderr.write(`\r[oracle] ${r.name}: cut-off ${cutoffs + 1}`);
+  }
+  process.stderr.write(` (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+  const b = backtestLedger(raw, { from: r.from, to: r.to, everyDays: 7, today: '2026-11-23', diagnostics: true });
+  const best = Math.min(b.methods.due_date.receipts.pinball, b.methods.median_delay.receipts.pinball, b.methods.naive_run_rate.receipts.pinball);
+  const o = pinball / sumY;
+  const cash = b.methods.cashline.receipts.pinball;
+  const f = (x: number) => x.toFixed(3);
+  console.log(
+    `| ${r.name} | ${cutoffs} | ${f(o)} / ${f(cash)} / ${f(best)} | ${(o / best).toFixed(2)}x | ${(cash / o).toFixed(2)}x | ${f(covered / cells)} ` +
+      `| ${f(openAbs / openY)} / ${f(b.diagnostics!.openReceivables.cashline.wape)} / ${f(b.diagnostics!.openReceivables.median_delay.wape)} |`,
+  );
+}
+await store.close();
