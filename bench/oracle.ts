@@ -40,7 +40,7 @@ import { BENCH_URL } from './gen-large-org.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-const FUTURES = Number(opt('--futures') ?? 200);
+const FUTURES = Number(opt('--futures') ?? 400);
 const only = opt('--only');
 const log = (m: string) => process.stderr.write(`[oracle] ${m}\n`);
 
