@@ -30,7 +30,7 @@ import { loadRawLedger } from '../src/store/queries/raw-ledger.js';
 import { backtestLedger } from '../src/backtest/index.js';
 import { indexLedger } from '../src/backtest/replay.js';
 import { actualWeeks } from '../src/domain/forecast/actuals.js';
-import { rho } from '../src/domain/forecast/metrics.js';
+import { Scorer } from '../src/domain/forecast/metrics.js';
 import { generateDemo, type CustomerTruth } from '../src/demo/generate.js';
 import { cadenceGap, CREDIT_ALLOCATED, CREDIT_SHARES, CREDITED, invoiceLines, orderTarget, paymentDelay, SKIPPED, VOIDED } from '../src/demo/sales.js';
 import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
@@ -151,12 +151,10 @@ for (const r of REPLAYS) {
   const truth = generateDemo({ seed: r.org.seed, asOf: DEMO_NOW, scale: r.org.scale, name: r.org.name, profile: r.org.profile }).truth;
   const oracle = new Oracle(truth.start, truth.asOf);
   const t0 = Date.now();
-  let pinball = 0;
-  let sumY = 0;
-  let covered = 0;
-  let cells = 0;
-  let openAbs = 0;
-  let openY = 0;
+  // Scored as the backtest scores (money in AUD): receipts by the futures' quantiles, the open invoices' by their expected receipts.
+  const receipts = new Scorer();
+  const open = new Scorer();
+  const aud = (cents: number) => new D(Math.round(cents)).div(100);
   let cutoffs = 0;
   for (let C = epochDay(r.from); C <= epochDay(r.to); C += 7, cutoffs++) {
     const end = C + 7 * WEEKS;
@@ -192,26 +190,22 @@ for (const r of REPLAYS) {
     for (let k = 0; k < WEEKS; k++) {
       const other = actual[k]! - customers[k]!;
       const xs = [...futures[k]!].map((x) => x + other).sort((a, b) => a - b);
-      const [p10, p50, p90] = [0.1, 0.5, 0.9].map((q) => quantile(xs, q)) as [number, number, number];
-      const y = actual[k]!;
-      pinball += rho(0.1, y - p10) + rho(0.5, y - p50) + rho(0.9, y - p90);
-      sumY += Math.abs(y);
-      if (y >= p10 && y <= p90) covered++;
-      cells++;
-      openAbs += Math.abs(openExpected[k]! - openActual[k]!);
-      openY += openActual[k]!;
+      const [p10, p50, p90] = [0.1, 0.5, 0.9].map((q) => quantile(xs, q) / 100) as [number, number, number];
+      receipts.add(aud(xs.reduce((a, x) => a + x, 0) / xs.length), aud(actual[k]!), { p10, p50, p90 });
+      const e = openExpected[k]! / 100;
+      open.add(aud(openExpected[k]!), aud(openActual[k]!), { p10: e, p50: e, p90: e });
     }
     process.stderr.write(`\r[oracle] ${r.name}: cut-off ${cutoffs + 1}`);
   }
   process.stderr.write(` (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
   const b = backtestLedger(raw, { from: r.from, to: r.to, everyDays: 7, today: '2026-11-23', diagnostics: true });
   const best = Math.min(b.methods.due_date.receipts.pinball, b.methods.median_delay.receipts.pinball, b.methods.naive_run_rate.receipts.pinball);
-  const o = pinball / sumY;
+  const o = receipts.metric().pinball;
   const cash = b.methods.cashline.receipts.pinball;
   const f = (x: number) => x.toFixed(3);
   console.log(
-    `| ${r.name} | ${cutoffs} | ${f(o)} / ${f(cash)} / ${f(best)} | ${(o / best).toFixed(2)}x | ${(cash / o).toFixed(2)}x | ${f(covered / cells)} ` +
-      `| ${f(openAbs / openY)} / ${f(b.diagnostics!.openReceivables.cashline.wape)} / ${f(b.diagnostics!.openReceivables.median_delay.wape)} |`,
+    `| ${r.name} | ${cutoffs} | ${f(o)} / ${f(cash)} / ${f(best)} | ${(o / best).toFixed(2)}x | ${(cash / o).toFixed(2)}x | ${f(receipts.metric().coverage80)} ` +
+      `| ${f(open.metric().wape)} / ${f(b.diagnostics!.openReceivables.cashline.wape)} / ${f(b.diagnostics!.openReceivables.median_delay.wape)} |`,
   );
 }
 await store.close();

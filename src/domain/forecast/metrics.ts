@@ -26,8 +26,7 @@ export interface HorizonMetric {
   coverage80: number;
 }
 
-/** The pinball (quantile) loss of level q at error u (actual - forecast). */
-export const rho = (q: number, u: number) => Math.max(q * u, (q - 1) * u);
+const rho = (q: number, u: number) => Math.max(q * u, (q - 1) * u);
 const ratio = (num: number, den: number) => (den === 0 ? (num === 0 ? 0 : 1) : Math.round((num / den) * 10_000) / 10_000);
 
 /** Sums of one method's errors on one figure. */
