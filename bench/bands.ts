@@ -103,12 +103,12 @@ function row(name: string, b: BacktestResult): string {
   // A ledger without bills (Online Retail): nothing to cover.
   const bills = b.methods.due_date.payments.mae !== '0' || c.payments.mae !== '0';
   const pay = (x: string) => (bills ? x : '-');
-  const open = o.due_date.wape > 0 ? `${f(o.cashline.wape)} / ${f(o.due_date.wape)} / ${f(o.median_delay.wape)} (${(o.cashline.wape / o.due_date.wape).toFixed(2)}x, ${(o.cashline.wape / o.median_delay.wape).toFixed(2)}x)` : '-';
+  const open = o.due_date.wape > 0 ? `${f(o.cashline.wape)} / ${f(o.due_date.wape)} / ${f(o.median_delay.wape)} (${(o.cashline.wape / o.due_date.wape).toFixed(3)}x, ${(o.cashline.wape / o.median_delay.wape).toFixed(3)}x)` : '-';
   const brier = b.shortfall.brierClimatology > 0 ? `${f(b.shortfall.brier)} / ${f(b.shortfall.brierClimatology)}` : 'no event';
   return (
     `| ${name} | ${b.cutoffs} | ${f(c.receipts.coverage80)} / ${pay(f(c.payments.coverage80))} / ${f(c.closing.coverage80)} ` +
     `| ${range(c.byHorizon.receipts)} / ${pay(range(c.byHorizon.payments))} / ${range(c.byHorizon.closing)} ` +
-    `| ${f(c.receipts.pinball)} / ${f(best)} (${(c.receipts.pinball / best).toFixed(2)}x) | ${open} | ${brier} |`
+    `| ${f(c.receipts.pinball)} / ${f(best)} (${(c.receipts.pinball / best).toFixed(3)}x) | ${open} | ${brier} |`
   );
 }
 

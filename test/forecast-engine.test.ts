@@ -10,6 +10,8 @@ import { addDays } from '../src/domain/calendar.js';
 import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
 import { DEFAULT_SCENARIO_ADJUSTMENTS, ENGINE_VERSION, forEachOpenReceivable, projectForecast } from '../src/domain/forecast/project.js';
 import { matchPurchaseOrders } from '../src/domain/forecast/purchase-orders.js';
+import { orderSeasonality } from '../src/domain/forecast/seasonality.js';
+import { toDay } from '../src/domain/forecast/days.js';
 import { cashPosition } from '../src/domain/forecast/opening.js';
 import { readPayload } from '../src/store/queries/forecast-snapshots.js';
 import type { ForecastInput, ForecastPayload, LedgerItem, Scenario } from '../src/domain/forecast/types.js';
@@ -382,26 +384,73 @@ describe('forecast engine', () => {
     expect(dec(q.totalInflow).toNumber()).toBeLessThan(100);
   });
 
-  it('seasonality from the first year: a December that sold 60% more last year lifts this December\'s predicted purchases; shrunk, and none without it', () => {
-    // Ten weekly customers for 56 weeks (one December seen), paying on the day of their orders.
-    const ledger = (december: number) =>
+  it('seasonality from the first year, as far as the ledger shows one: a December that sold 60% more lifts this December; order noise alone lifts nothing', () => {
+    // Ten weekly customers for 56 weeks (one December seen), paying on the day of their orders; `noise` spreads each
+    // order's value (a fixed pseudo-random draw per order, the same in every ledger below).
+    let seed = 7;
+    const draw = () => ((seed = (seed * 48271) % 2147483647) / 2147483647) * 2 - 1;
+    const spread = Array.from({ length: 560 }, draw);
+    const ledger = (december: number, noise: number) =>
       Array.from({ length: 10 }, (_, c) =>
         Array.from({ length: 56 }, (_, i) => {
           const d = addDays(AS_OF, -7 * (i + 1) - c);
-          const total = String(d.slice(5, 7) === '12' ? 1000 * december : 1000);
+          const total = (1000 * (d.slice(5, 7) === '12' ? december : 1) * (1 + noise * spread[c * 56 + i]!)).toFixed(2);
           return doc({ contactId: `w${c}`, issueDate: d, dueDate: d, status: 'PAID', paidDate: d, total, accountId: 'acc-sales' });
         }),
       ).flat();
     const weekly = (p: ForecastPayload, ks: number[]) => ks.reduce((a, k) => a + dec(p.weeks[k]!.forecastInflow!).toNumber(), 0) / ks.length;
     const DECEMBER = [2, 3, 4]; // 7-27 December 2026
     const FEBRUARY = [10, 11]; // 1-14 February 2027
-    const seasonal = run(input({ items: ledger(1.6) }));
-    const flat = run(input({ items: ledger(1) }));
-    const lift = weekly(seasonal, DECEMBER) / weekly(seasonal, FEBRUARY);
-    // One year of history weighs its own December at most a half (shrinkage by years and by orders), so not the full 60%.
-    expect(lift).toBeGreaterThan(1.1);
-    expect(lift).toBeLessThan(1.6);
-    expect(weekly(flat, DECEMBER) / weekly(flat, FEBRUARY)).toBeCloseTo(1, 1);
+    const lift = (december: number, noise: number) => {
+      const p = run(input({ items: ledger(december, noise) }));
+      return weekly(p, DECEMBER) / weekly(p, FEBRUARY);
+    };
+    // No noise: the season is all there is, taken whole.
+    expect(lift(1.6, 0)).toBeCloseTo(1.6, 1);
+    expect(Math.abs(lift(1, 0) - 1)).toBeLessThan(0.02);
+    // Orders spread +-40%: the season still shows through (a month's mean of 40 orders is far surer than one order);
+    // the same noise with no season is not taken for one.
+    expect(lift(1.6, 0.4)).toBeGreaterThan(1.4);
+    expect(Math.abs(lift(1, 0.4) - 1)).toBeLessThan(0.05);
+  });
+
+  it('seasonality is learnt from the ledger itself (empirical Bayes): noise in few orders is not taken for a season; a real one is', () => {
+    let seed = 11;
+    const draw = () => ((seed = (seed * 48271) % 2147483647) / 2147483647) * 2 - 1;
+    const asOf = toDay('2026-11-25');
+    // Customers ordering every `every` days for a year, each order's value 1000 x season x (1 +- noise).
+    const book = (customers: number, every: number, season: (month: number) => number, noise: number) => {
+      const orders = new Map<string, { day: number; value: number }[]>();
+      for (let c = 0; c < customers; c++) {
+        const list: { day: number; value: number }[] = [];
+        for (let day = asOf - 365 + c; day < asOf; day += every) list.push({ day, value: 1000 * season(new Date(day * 86_400_000).getUTCMonth()) * (1 + noise * draw()) });
+        orders.set(`c${c}`, list);
+      }
+      return orders;
+    };
+    const rawMonthMeans = (orders: Map<string, { day: number; value: number }[]>) => {
+      const sum = Array<number>(12).fill(0);
+      const n = Array<number>(12).fill(0);
+      for (const list of orders.values()) {
+        const mean = list.reduce((a, o) => a + o.value, 0) / list.length;
+        for (const o of list) {
+          const m = new Date(o.day * 86_400_000).getUTCMonth();
+          sum[m]! += o.value / mean;
+          n[m]! += 1;
+        }
+      }
+      return sum.map((x, m) => x / n[m]!);
+    };
+    // Given two fortnightly customers and orders spread +-80% with no season, the months' means stray by chance...
+    const noisy = book(2, 14, () => 1, 0.8);
+    expect(Math.max(...rawMonthMeans(noisy).map((x) => Math.abs(x - 1)))).toBeGreaterThan(0.15);
+    // ...then the seasons learnt stay near 1: the months vary no more than their noise says they would.
+    expect(Math.max(...orderSeasonality(noisy, asOf).map((x) => Math.abs(x - 1)))).toBeLessThan(0.06);
+    // Given forty weekly customers with a December 50% up and the same noise, the season is learnt nearly whole.
+    const december = (m: number) => (m === 11 ? 1.5 : 1);
+    const seasonal = orderSeasonality(book(40, 7, december, 0.8), asOf);
+    expect(seasonal[11]! / seasonal[1]!).toBeGreaterThan(1.4);
+    expect(seasonal[11]! / seasonal[1]!).toBeLessThan(1.6);
   });
 
   it('scenarios: BEST >= BASE >= WORST; CUSTOM factors, delay shift and excluded items as documented', () => {

@@ -42,7 +42,8 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * before versions) is recomputed even on the day it was made
  * (jobs/calibration.ts recalibrateIfStale). 2: ACI stepped on the shown band,
  * conformal quantile positions, step 0.04. 3: the forecast uses seasonality
- * from the first months of history (its scores measured the forecast before).
+ * from the first months of history, shrunk by empirical Bayes (its scores
+ * measured the forecast before).
  */
 export const CALIBRATION_VERSION = 3;
 

@@ -90,7 +90,7 @@ export interface PreparedForecast {
   poReasons: Map<string, SuppressedReason | null>;
   daily: DailyPrediction[];
   points: PointPrediction[];
-  /** Seasonal index per calendar month (1 = average); all 1 without two years of history. */
+  /** Seasonal index per calendar month (1 = average; seasonality.ts orderSeasonality). */
   season: number[];
   cash: CashPosition;
   /** Facts the insight engine reads. */

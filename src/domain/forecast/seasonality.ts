@@ -18,38 +18,60 @@ export function salesFacts(history: LedgerHistory, asOf: number): Pick<Facts, 'm
 /**
  * Monthly seasonality of order sizes, from customers with at least three
  * orders: each order's value over its customer's mean order value, averaged
- * per calendar month (so a changing customer mix or growth does not pass for
- * a season), shrunk toward 1 by n / (n + 30) orders and by years / (years + 1)
- * of history, normalised to mean 1. No minimum history: the shrinkage keeps a
- * young ledger's indices near 1 (a quarter's history weighs a month's own
- * index at most a fifth, a year's at most a half), and a month not yet seen
- * stays at 1.
+ * per calendar month (so a changing customer mix does not pass for a season;
+ * a customer whose own orders grow does, a little: its early months read
+ * low), shrunk toward 1 as far as this ledger's own months say (seasonWeights:
+ * a month whose mean could be noise keeps little of it), normalised to mean
+ * 1. No minimum history; a month not yet seen stays at 1.
  */
 export function orderSeasonality(orders: Map<string, { day: number; value: number }[]>, asOf: number): number[] {
   const sum = Array<number>(12).fill(0);
+  const squares = Array<number>(12).fill(0);
   const n = Array<number>(12).fill(0);
-  let first = asOf;
   for (const list of orders.values()) {
     if (list.length < 3) continue;
     const mean = list.reduce((a, o) => a + o.value, 0) / list.length;
     if (!(mean > 0)) continue;
     for (const o of list) {
       if (o.day >= asOf) continue;
-      first = Math.min(first, o.day);
       const m = monthOf(o.day);
-      sum[m]! += o.value / mean;
+      const r = o.value / mean;
+      sum[m]! += r;
+      squares[m]! += r * r;
       n[m]! += 1;
     }
   }
-  const years = (asOf - first) / 365;
-  const yearWeight = years / (years + 1);
-  const raw = sum.map((s, m) => {
-    if (n[m] === 0) return 1;
-    const w = (n[m]! / (n[m]! + 30)) * yearWeight;
-    return w * (s / n[m]!) + (1 - w);
-  });
+  const w = seasonWeights(sum, squares, n);
+  const raw = sum.map((s, m) => (n[m] === 0 ? 1 : w[m]! * (s / n[m]!) + (1 - w[m]!)));
   const norm = raw.reduce((a, b) => a + b, 0) / 12;
   return raw.map((x) => x / norm);
+}
+
+/**
+ * How far to trust each month's mean ratio (empirical Bayes, method of
+ * moments): the noise of one order's ratio is the pooled variance of the
+ * ratios within the months; the true seasons vary by whatever the months'
+ * means vary beyond their noise (tau^2, zero when they vary no more); a month
+ * of n orders keeps tau^2 / (tau^2 + noise / n) of its own mean.
+ */
+function seasonWeights(sum: readonly number[], squares: readonly number[], n: readonly number[]): number[] {
+  const zero = Array<number>(12).fill(0);
+  let within = 0;
+  let dof = 0;
+  for (let m = 0; m < 12; m++) {
+    if (n[m]! < 2) continue;
+    within += squares[m]! - (sum[m]! * sum[m]!) / n[m]!;
+    dof += n[m]! - 1;
+  }
+  const seen = [...Array(12).keys()].filter((m) => n[m]! > 0);
+  if (dof === 0 || seen.length < 2) return zero;
+  const noise = Math.max(0, within / dof);
+  const means = seen.map((m) => sum[m]! / n[m]!);
+  const grand = means.reduce((a, b) => a + b, 0) / means.length;
+  const between = means.reduce((a, x) => a + (x - grand) ** 2, 0) / (means.length - 1);
+  const tau2 = Math.max(0, between - seen.reduce((a, m) => a + noise / n[m]!, 0) / seen.length);
+  if (tau2 === 0) return zero;
+  return n.map((k) => (k > 0 ? tau2 / (tau2 + noise / k) : 0));
 }
 
 /**
