@@ -20,7 +20,15 @@
  * The demo is generated as `npm start` generates it (bench/bands.ts's
  * bench_bands_demo schema holds its books; imported first when missing).
  *
- * Usage: npx tsx bench/oracle.ts [--futures N] [--only wholesaler|roaster] (or npm run bench -- oracle)
+ * With --learnt the oracle learns what Cashline has to learn, from each
+ * customer's invoices before the cut-off, and keeps the rest: its typical
+ * order (the mean of its last 6 invoices, season, growth and GST taken out),
+ * its cadence (the median of its last 13 gaps between invoices: skipped
+ * orders are not in the books) and its payment delays (its last 12, each
+ * drawn with probability n / (n + 2), else one of everyone's: Cashline's
+ * prior of two invoices; each give or take a normal of two days).
+ *
+ * Usage: npx tsx bench/oracle.ts [--futures N] [--only wholesaler|roaster] [--learnt] (or npm run bench -- oracle)
  * Env:   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
  */
 import { openStore } from '../src/store/db.js';
@@ -32,7 +40,7 @@ import { indexLedger } from '../src/backtest/replay.js';
 import { actualWeeks } from '../src/domain/forecast/actuals.js';
 import { Scorer } from '../src/domain/forecast/metrics.js';
 import { generateDemo, type CustomerTruth } from '../src/demo/generate.js';
-import { cadenceGap, CREDIT_ALLOCATED, CREDIT_SHARES, CREDITED, invoiceLines, orderTarget, paymentDelay, SKIPPED, VOIDED } from '../src/demo/sales.js';
+import { cadenceGap, CREDIT_ALLOCATED, CREDIT_SHARES, CREDITED, invoiceLines, orderScale, orderTarget, paymentDelay, SKIPPED, VOIDED } from '../src/demo/sales.js';
 import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
 import { Rng } from '../src/domain/random.js';
 import { D } from '../src/domain/money.js';
@@ -42,6 +50,8 @@ const args = process.argv.slice(2);
 const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const FUTURES = Number(opt('--futures') ?? 400);
 const only = opt('--only');
+/** The oracle learns each customer's typical order, cadence and payment delays from its invoices before the cut-off, as Cashline must. */
+const LEARNT = args.includes('--learnt');
 const log = (m: string) => process.stderr.write(`[oracle] ${m}\n`);
 
 const DEMO_NOW = new Date('2026-11-23T09:00:00Z');
@@ -67,26 +77,46 @@ interface Known {
   c: CustomerTruth;
   orders: number;
   last: number | null;
+  /** What --learnt knows instead: from its invoices before the cut-off (null without enough of them). */
+  size: number | null;
+  period: number | null;
+  lastInvoice: number | null;
+  delays: number[];
 }
 
 /** Draws futures of a customer's receipts from a cut-off on, knowing its habits. */
 class Oracle {
   private readonly rng = new AmountsRng(20_261_127);
+  /** Everyone's payment delays known at the cut-off (--learnt). */
+  orgDelays: number[] = [];
   constructor(private readonly start: number, private readonly asOf: number) {}
 
+  /** A payment's days past due: the customer's habit, or (--learnt) one of its own past delays, shrunk toward everyone's. */
+  private delay(k: Known): number {
+    if (LEARNT) {
+      const own = k.delays;
+      const pool = this.rng.next() < own.length / (own.length + 2) ? own : this.orgDelays;
+      // Smoothed: a past delay give or take a normal of two days (the few delays a customer has are a sample of its habit).
+      if (pool.length) return pool[Math.floor(this.rng.next() * pool.length)]! + Math.round(this.rng.normal(0, 2));
+    }
+    return paymentDelay(this.rng, k.c.latePayer);
+  }
+
   /** A delay that pays on or after `min` days past due (an invoice still open at the cut-off). */
-  private delayAtLeast(c: CustomerTruth, min: number): number {
+  private delayAtLeast(k: Known, min: number): number {
     for (let i = 0; i < 10_000; i++) {
-      const d = paymentDelay(this.rng, c.latePayer);
+      const d = this.delay(k);
       if (d >= min) return d;
     }
     return min;
   }
 
   /** An order's owed amount in AUD cents (0 when voided), as the generator makes it. */
-  private owed(c: CustomerTruth, day: number): number {
+  private owed(k: Known, day: number): number {
     const { rng } = this;
-    const { sub, tax } = invoiceLines(rng, orderTarget(rng, c.orderSize, day, this.start), c.foreign);
+    const c = k.c;
+    const size = LEARNT && k.size !== null ? k.size : c.orderSize;
+    const { sub, tax } = invoiceLines(rng, orderTarget(rng, size, day, this.start), c.foreign);
     if (rng.chance(VOIDED)) return 0;
     let owed = sub + tax;
     if (rng.chance(CREDITED)) {
@@ -98,12 +128,16 @@ class Oracle {
   }
 
   /** One future of a customer from cut-off C: `put(day, cents)` for each payment; `open` for its invoices open at C. */
-  future({ c, orders, last }: Known, C: number, end: number, put: (day: number, cents: number, open: boolean) => void): void {
+  future(k: Known, C: number, end: number, put: (day: number, cents: number, open: boolean) => void): void {
     const { rng } = this;
-    for (const inv of c.invoices) if (inv.day < C && (inv.paid === null || inv.paid >= C)) put(inv.due + this.delayAtLeast(c, C - inv.due), inv.owed, true);
+    const learnt = LEARNT && k.c.cadenceDays !== 0 && k.period !== null;
+    const c = learnt ? { ...k.c, cadenceDays: k.period! } : k.c;
+    const orders = k.orders;
+    const last = learnt ? k.lastInvoice : k.last;
+    for (const inv of c.invoices) if (inv.day < C && (inv.paid === null || inv.paid >= C)) put(inv.due + this.delayAtLeast(k, C - inv.due), inv.owed, true);
     const order = (day: number) => {
-      const owed = this.owed(c, day);
-      if (owed) put(day + c.terms + paymentDelay(rng, c.latePayer), owed, false);
+      const owed = this.owed(k, day);
+      if (owed) put(day + c.terms + this.delay(k), owed, false);
     };
     if (c.cadenceDays && c.leaves !== null && c.leaves <= C) return; // gone: orders no more
     if (c.cadenceDays) {
@@ -173,8 +207,29 @@ for (const r of REPLAYS) {
     const actual = actualWeeks(ix.movements, isoOf(C), new D(0), WEEKS).map((w) => Math.round(w.receipts.toNumber() * 100));
     const known: Known[] = truth.customers.map((c) => {
       const before = c.orderDays.filter((o) => o.day < C);
-      return { c, orders: before.length, last: before.length ? before[before.length - 1]!.day : null };
+      const invoices = c.invoices.filter((i) => i.day < C);
+      const recent = invoices.slice(-6);
+      // An invoice's owed over what one unit of typical order would owe on its day (GST on, the noise's mean e^0.02).
+      const perUnit = (day: number) => (orderScale(day, truth.start) * Math.exp(0.02) * (c.foreign ? 1 : 1.1)) / c.rate;
+      const gaps = invoices
+        .slice(-14)
+        .map((x, j, a) => (j ? x.day - a[j - 1]!.day : 0))
+        .filter((g) => g > 0)
+        .sort((a, b) => a - b);
+      return {
+        c,
+        orders: before.length,
+        last: before.length ? before[before.length - 1]!.day : null,
+        size: recent.length ? recent.reduce((a, i) => a + i.owed / perUnit(i.day), 0) / recent.length : null,
+        period: gaps.length >= 2 ? gaps[gaps.length >> 1]! : null,
+        lastInvoice: invoices.length ? invoices[invoices.length - 1]!.day : null,
+        delays: c.invoices
+          .filter((i) => i.paid !== null && i.paid < C)
+          .map((i) => i.paid! - i.due)
+          .slice(-12),
+      };
     });
+    oracle.orgDelays = known.flatMap((k) => k.delays);
     const futures = Array.from({ length: WEEKS }, () => new Float64Array(FUTURES));
     const openExpected = Array<number>(WEEKS).fill(0);
     for (let f = 0; f < FUTURES; f++) {
@@ -204,7 +259,7 @@ for (const r of REPLAYS) {
   const cash = b.methods.cashline.receipts.pinball;
   const f = (x: number) => x.toFixed(3);
   console.log(
-    `| ${r.name} | ${cutoffs} | ${f(o)} / ${f(cash)} / ${f(best)} | ${(o / best).toFixed(2)}x | ${(cash / o).toFixed(2)}x | ${f(receipts.metric().coverage80)} ` +
+    `| ${r.name}${LEARNT ? " (the oracle learns the habits)" : ""} | ${cutoffs} | ${f(o)} / ${f(cash)} / ${f(best)} | ${(o / best).toFixed(2)}x | ${(cash / o).toFixed(2)}x | ${f(receipts.metric().coverage80)} ` +
       `| ${f(open.metric().wape)} / ${f(b.diagnostics!.openReceivables.cashline.wape)} / ${f(b.diagnostics!.openReceivables.median_delay.wape)} |`,
   );
 }

@@ -79,6 +79,11 @@ export function cadenceGap(rng: Rng, period: number): number {
   return Math.max(3, Math.round(period * (1 + rng.normal(0, 0.12))));
 }
 
+/** An order on `day` per unit of a customer's typical order, before its noise: the season and 4% a year of growth since `start`. */
+export function orderScale(day: number, start: number): number {
+  return SEASON[monthOf(day)]! * (1 + 0.04 * ((day - start) / 365));
+}
+
 /** What an order on `day` is for (cents of the customer's currency): its typical order, the season, 4% a year of growth since `start`, and noise. */
 export function orderTarget(rng: Rng, orderSize: number, day: number, start: number): number {
   const years = (day - start) / 365;
