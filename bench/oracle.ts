@@ -39,6 +39,7 @@ import { backtestLedger } from '../src/backtest/index.js';
 import { indexLedger } from '../src/backtest/replay.js';
 import { actualWeeks } from '../src/domain/forecast/actuals.js';
 import { Scorer } from '../src/domain/forecast/metrics.js';
+import { quantileOf } from '../src/domain/forecast/calibrate.js';
 import { generateDemo, type CustomerTruth } from '../src/demo/generate.js';
 import { cadenceGap, CREDIT_ALLOCATED, CREDIT_SHARES, CREDITED, invoiceLines, orderScale, orderTarget, paymentDelay, SKIPPED, VOIDED } from '../src/demo/sales.js';
 import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
@@ -72,7 +73,7 @@ class AmountsRng extends Rng {
   }
 }
 
-/** What is known of a customer at a cut-off: its order days before it. */
+/** What is known of a customer at a cut-off: its order days before it (the all-knowing oracle), or what its invoices before it show (--learnt). */
 interface Known {
   c: CustomerTruth;
   orders: number;
@@ -164,12 +165,6 @@ class Oracle {
   }
 }
 
-function quantile(sorted: readonly number[], q: number): number {
-  const h = q * (sorted.length - 1);
-  const i = Math.floor(h);
-  return i + 1 < sorted.length ? sorted[i]! + (h - i) * (sorted[i + 1]! - sorted[i]!) : sorted[i]!;
-}
-
 const store = await openStore({ databaseUrl: BENCH_URL, searchPath: SCHEMA, poolSize: 2 });
 await migrate(store.db);
 if (!(await orgMeta(store.db, DEMO_ORGS[0].id))) {
@@ -235,17 +230,17 @@ for (const r of REPLAYS) {
     for (let f = 0; f < FUTURES; f++) {
       for (const k of known) {
         oracle.future(k, C, end, (day, cents, open) => {
-          const k = week(day);
-          if (k < 0) return;
-          futures[k]![f]! += cents;
-          if (open) openExpected[k]! += cents / FUTURES;
+          const w = week(day);
+          if (w < 0) return;
+          futures[w]![f]! += cents;
+          if (open) openExpected[w]! += cents / FUTURES;
         });
       }
     }
     for (let k = 0; k < WEEKS; k++) {
       const other = actual[k]! - customers[k]!;
       const xs = [...futures[k]!].map((x) => x + other).sort((a, b) => a - b);
-      const [p10, p50, p90] = [0.1, 0.5, 0.9].map((q) => quantile(xs, q) / 100) as [number, number, number];
+      const [p10, p50, p90] = [0.1, 0.5, 0.9].map((q) => quantileOf(xs, q) / 100) as [number, number, number];
       receipts.add(aud(xs.reduce((a, x) => a + x, 0) / xs.length), aud(actual[k]!), { p10, p50, p90 });
       const e = openExpected[k]! / 100;
       open.add(aud(openExpected[k]!), aud(openActual[k]!), { p10: e, p50: e, p90: e });
@@ -259,7 +254,7 @@ for (const r of REPLAYS) {
   const cash = b.methods.cashline.receipts.pinball;
   const f = (x: number) => x.toFixed(3);
   console.log(
-    `| ${r.name}${LEARNT ? " (the oracle learns the habits)" : ""} | ${cutoffs} | ${f(o)} / ${f(cash)} / ${f(best)} | ${(o / best).toFixed(2)}x | ${(cash / o).toFixed(2)}x | ${f(receipts.metric().coverage80)} ` +
+    `| ${r.name}${LEARNT ? ' (the oracle learns the habits)' : ''} | ${cutoffs} | ${f(o)} / ${f(cash)} / ${f(best)} | ${(o / best).toFixed(2)}x | ${(cash / o).toFixed(2)}x | ${f(receipts.metric().coverage80)} ` +
       `| ${f(open.metric().wape)} / ${f(b.diagnostics!.openReceivables.cashline.wape)} / ${f(b.diagnostics!.openReceivables.median_delay.wape)} |`,
   );
 }

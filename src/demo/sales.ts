@@ -86,8 +86,7 @@ export function orderScale(day: number, start: number): number {
 
 /** What an order on `day` is for (cents of the customer's currency): its typical order, the season, 4% a year of growth since `start`, and noise. */
 export function orderTarget(rng: Rng, orderSize: number, day: number, start: number): number {
-  const years = (day - start) / 365;
-  return Math.max(2_000, Math.round(orderSize * SEASON[monthOf(day)]! * (1 + 0.04 * years) * Math.exp(rng.normal(0, 0.2))));
+  return Math.max(2_000, Math.round(orderSize * orderScale(day, start) * Math.exp(rng.normal(0, 0.2))));
 }
 
 /** Days after its due date an invoice is paid: most around it; habitual late payers 12-60 days late. */
