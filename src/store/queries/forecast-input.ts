@@ -62,7 +62,8 @@ export async function loadPurchaseOrders(db: Db, orgId: string): Promise<Purchas
     db,
     sql`select p.id, p.number, p.reference, p.contact_id as c, p.status, p.issue_date as iss, p.delivery_date as del,
           p.expected_arrival_date as arr, p.total
-        from purchase_orders p where p.org_id = ${orgId} and p.status <> 'DELETED'`,
+        from purchase_orders p where p.org_id = ${orgId} and p.status <> 'DELETED'
+        order by p.id collate "C"`,
   );
   return list.map((p) => ({
     id: p.id,

@@ -81,7 +81,11 @@ export interface RawLedger {
   accounts: Record<string, { name: string; code: string | null }>;
 }
 
-/** The whole ledger of an organisation, for replaying it at past cut-offs. */
+/**
+ * The whole ledger of an organisation, for replaying it at past cut-offs. In
+ * id order (bytewise, the same on every server whatever its collation): the
+ * same books give the same raw ledger on PGlite and on PostgreSQL.
+ */
 export async function loadRawLedger(db: Db, org: OrgMeta): Promise<RawLedger> {
   const { byId, idByCode } = await loadAccounts(db, org.id);
   const items = await rows<ItemRow>(
@@ -91,7 +95,8 @@ export async function loadRawLedger(db: Db, org: OrgMeta): Promise<RawLedger> {
           (select l.account_code from cash_item_lines l where l.org_id = i.org_id and l.item_id = i.id
             order by abs(l.line_amount) desc, l.line_number limit 1) as acc
         from cash_items i join organisations o on o.id = i.org_id
-        where i.org_id = ${org.id} and i.source in ('LEDGER_INVOICE', 'LEDGER_BILL')`,
+        where i.org_id = ${org.id} and i.source in ('LEDGER_INVOICE', 'LEDGER_BILL')
+        order by i.id collate "C"`,
   );
   const payments = await paymentRows(db, org.id, null);
   const allocations = await rows<{ inv: string; date: string | null; amount: string }>(
@@ -100,7 +105,8 @@ export async function loadRawLedger(db: Db, org: OrgMeta): Promise<RawLedger> {
           case when i.currency = o.base_currency or i.currency_rate is null or i.currency_rate = 0 then a.amount
             else round(a.amount / i.currency_rate, 2) end as amount
         from credit_note_allocations a join cash_items i on i.org_id = a.org_id and i.id = a.invoice_id join organisations o on o.id = a.org_id
-        where a.org_id = ${org.id}`,
+        where a.org_id = ${org.id}
+        order by a.credit_note_id collate "C", a.seq`,
   );
   const txns = await bankTxnRows(db, org.id, null);
   return {
@@ -141,7 +147,8 @@ function paymentRows(db: Db, orgId: string, since: string | null) {
     db,
     sql`select p.item_id as item, p.date, ${PAYMENT_SIGNED} as amount, p.bank_account_id as acc
         from payments p join cash_items i on i.org_id = p.org_id and i.id = p.item_id join organisations o on o.id = p.org_id
-        where p.org_id = ${orgId} and p.status <> 'DELETED'${since === null ? sql`` : sql` and p.date >= ${since}`}`,
+        where p.org_id = ${orgId} and p.status <> 'DELETED'${since === null ? sql`` : sql` and p.date >= ${since}`}
+        order by p.id collate "C"`,
   );
 }
 
@@ -151,7 +158,8 @@ function bankTxnRows(db: Db, orgId: string, since: string | null) {
     db,
     sql`select id, date, case when type like 'SPEND%' then -total else total end as amount, contact_id as c,
           lines->0->>'accountCode' as code, reference as ref, bank_account_id as acc, type like '%TRANSFER' as tr
-        from bank_transactions where org_id = ${orgId} and status = 'AUTHORISED'${since === null ? sql`` : sql` and date >= ${since}`}`,
+        from bank_transactions where org_id = ${orgId} and status = 'AUTHORISED'${since === null ? sql`` : sql` and date >= ${since}`}
+        order by id collate "C"`,
   );
 }
 
