@@ -23,7 +23,8 @@ import { migrate } from '../src/store/migrate.js';
 import { orgMeta } from '../src/store/queries/organisation.js';
 import { loadRawLedger } from '../src/store/queries/raw-ledger.js';
 import { backtestLedger, type BacktestResult } from '../src/backtest/index.js';
-import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
+import { DEMO_ORGS } from '../src/server/demo.js';
+import { bestBaselinePinball, DEMO_SCHEMA, DEMO_TODAY, LAST_TWO_YEARS, loadDemo } from './demo-replays.js';
 import { BENCH_URL } from './gen-large-org.js';
 import { importOnlineRetail, loadSynthetic, RETAIL_ORG_ID, SYNTH_AS_OF } from '../test/helpers/replay-ledgers.js';
 
@@ -44,14 +45,7 @@ const synthetic = (seed: number): Ledger => ({
   load: async (db) => void (await loadSynthetic(db, seed)),
 });
 
-const DEMO_NOW = new Date('2026-11-23T09:00:00Z');
-const demo: Ledger = {
-  schema: 'bench_bands_demo',
-  orgId: DEMO_ORGS[0].id,
-  load: async (db) => {
-    await setupDemo(db, DEMO_NOW, Object.assign((m: string) => log(m), { done: () => {} }));
-  },
-};
+const demo: Ledger = { schema: DEMO_SCHEMA, orgId: DEMO_ORGS[0].id, load: (db) => loadDemo(db, log) };
 
 const retail: Ledger = {
   schema: 'bench_bands_retail',
@@ -62,10 +56,10 @@ const retail: Ledger = {
 const REPLAYS = [
   { name: 'Synthetic seed 4, weekly 2024-07-01..2026-03-30', ledger: synthetic(4), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
   { name: 'Synthetic seed 5, weekly 2024-07-01..2026-03-30', ledger: synthetic(5), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
-  { name: 'Demo wholesaler, weekly 2024-11-25..2026-08-17 (the last two years)', ledger: demo, from: '2024-11-25', to: '2026-08-17', every: 7, today: '2026-11-23' },
-  { name: 'Demo wholesaler, weekly 2024-06-03..2026-08-17 (from its first year)', ledger: demo, from: '2024-06-03', to: '2026-08-17', every: 7, today: '2026-11-23' },
-  { name: 'Demo wholesaler, every 28 days 2024-06-03..2026-08-17', ledger: demo, from: '2024-06-03', to: '2026-08-17', every: 28, today: '2026-11-23' },
-  { name: 'Demo roaster, weekly 2024-11-25..2026-08-17', ledger: demo, orgId: DEMO_ORGS[1].id, from: '2024-11-25', to: '2026-08-17', every: 7, today: '2026-11-23' },
+  { name: 'Demo wholesaler, weekly 2024-11-25..2026-08-17 (the last two years)', ledger: demo, ...LAST_TWO_YEARS, every: 7, today: DEMO_TODAY },
+  { name: 'Demo wholesaler, weekly 2024-06-03..2026-08-17 (from its first year)', ledger: demo, from: '2024-06-03', to: LAST_TWO_YEARS.to, every: 7, today: DEMO_TODAY },
+  { name: 'Demo wholesaler, every 28 days 2024-06-03..2026-08-17', ledger: demo, from: '2024-06-03', to: LAST_TWO_YEARS.to, every: 28, today: DEMO_TODAY },
+  { name: 'Demo roaster, weekly 2024-11-25..2026-08-17', ledger: demo, orgId: DEMO_ORGS[1].id, ...LAST_TWO_YEARS, every: 7, today: DEMO_TODAY },
   { name: 'Online Retail, every 14 days 2011-03-07..2011-09-05', ledger: retail, from: '2011-03-07', to: '2011-09-05', every: 14, today: '2011-12-10' },
   { name: 'Online Retail, weekly 2011-03-07..2011-09-05', ledger: retail, from: '2011-03-07', to: '2011-09-05', every: 7, today: '2011-12-10' },
 ] as const;
@@ -98,7 +92,7 @@ const range = (xs: readonly { coverage80: number }[]) => `${f(Math.min(...xs.map
 
 function row(name: string, b: BacktestResult): string {
   const c = b.methods.cashline;
-  const best = Math.min(b.methods.due_date.receipts.pinball, b.methods.median_delay.receipts.pinball, b.methods.naive_run_rate.receipts.pinball);
+  const best = bestBaselinePinball(b);
   const o = b.diagnostics!.openReceivables;
   // A ledger without bills (Online Retail): nothing to cover.
   const bills = b.methods.due_date.payments.mae !== '0' || c.payments.mae !== '0';

@@ -42,7 +42,8 @@ import { Scorer } from '../src/domain/forecast/metrics.js';
 import { quantileOf } from '../src/domain/forecast/calibrate.js';
 import { generateDemo, type CustomerTruth } from '../src/demo/generate.js';
 import { cadenceGap, CREDIT_ALLOCATED, CREDIT_SHARES, CREDITED, invoiceLines, orderScale, orderTarget, paymentDelay, SKIPPED, VOIDED } from '../src/demo/sales.js';
-import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
+import { DEMO_ORGS } from '../src/server/demo.js';
+import { bestBaselinePinball, DEMO_NOW, DEMO_SCHEMA, DEMO_TODAY, LAST_TWO_YEARS, loadDemo } from './demo-replays.js';
 import { Rng } from '../src/domain/random.js';
 import { D } from '../src/domain/money.js';
 import { BENCH_URL } from './gen-large-org.js';
@@ -55,15 +56,13 @@ const only = opt('--only');
 const LEARNT = args.includes('--learnt');
 const log = (m: string) => process.stderr.write(`[oracle] ${m}\n`);
 
-const DEMO_NOW = new Date('2026-11-23T09:00:00Z');
-const SCHEMA = 'bench_bands_demo';
 const DAY_MS = 86_400_000;
 const epochDay = (iso: string) => Math.floor(Date.parse(`${iso}T00:00:00Z`) / DAY_MS);
 const isoOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 const WEEKS = 13;
 const REPLAYS = [
-  { name: 'Demo wholesaler, weekly 2024-11-25..2026-08-17 (the last two years)', org: DEMO_ORGS[0], from: '2024-11-25', to: '2026-08-17' },
-  { name: 'Demo roaster, weekly 2024-11-25..2026-08-17', org: DEMO_ORGS[1], from: '2024-11-25', to: '2026-08-17' },
+  { name: 'Demo wholesaler, weekly 2024-11-25..2026-08-17 (the last two years)', org: DEMO_ORGS[0], ...LAST_TWO_YEARS },
+  { name: 'Demo roaster, weekly 2024-11-25..2026-08-17', org: DEMO_ORGS[1], ...LAST_TWO_YEARS },
 ] as const;
 
 /** The generator's random source, but for its ids, which no amount depends on (cheap: the lines' ids are most of an order's draws). */
@@ -165,11 +164,11 @@ class Oracle {
   }
 }
 
-const store = await openStore({ databaseUrl: BENCH_URL, searchPath: SCHEMA, poolSize: 2 });
+const store = await openStore({ databaseUrl: BENCH_URL, searchPath: DEMO_SCHEMA, poolSize: 2 });
 await migrate(store.db);
 if (!(await orgMeta(store.db, DEMO_ORGS[0].id))) {
-  log(`importing the demo into ${SCHEMA}`);
-  await setupDemo(store.db, DEMO_NOW, Object.assign((m: string) => log(m), { done: () => {} }));
+  log(`importing the demo into ${DEMO_SCHEMA}`);
+  await loadDemo(store.db, log);
 }
 console.log('| replay | cut-offs | receipts pinball: oracle / cashline / best baseline | oracle vs best baseline | cashline vs oracle | oracle coverage80 | open receivables WAPE: oracle / cashline / median_delay |');
 console.log('|---|---|---|---|---|---|---|');
@@ -248,8 +247,8 @@ for (const r of REPLAYS) {
     process.stderr.write(`\r[oracle] ${r.name}: cut-off ${cutoffs + 1}`);
   }
   process.stderr.write(` (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
-  const b = backtestLedger(raw, { from: r.from, to: r.to, everyDays: 7, today: '2026-11-23', diagnostics: true });
-  const best = Math.min(b.methods.due_date.receipts.pinball, b.methods.median_delay.receipts.pinball, b.methods.naive_run_rate.receipts.pinball);
+  const b = backtestLedger(raw, { from: r.from, to: r.to, everyDays: 7, today: DEMO_TODAY, diagnostics: true });
+  const best = bestBaselinePinball(b);
   const o = receipts.metric().pinball;
   const cash = b.methods.cashline.receipts.pinball;
   const f = (x: number) => x.toFixed(3);
