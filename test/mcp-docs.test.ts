@@ -6,10 +6,11 @@
  *
  *   UPDATE_DOCS=1 npx vitest run test/mcp-docs.test.ts
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS, paramsOf, toolName, type Endpoint } from '../src/schemas/endpoints.js';
+import { expectGenerated } from './helpers/generated-docs.js';
 
 const DOC = resolve(import.meta.dirname, '..', 'docs', 'mcp.md');
 const START = '<!-- tools:start (generated from src/schemas/endpoints.ts by test/mcp-docs.test.ts) -->';
@@ -35,18 +36,8 @@ function toolTable(catalogue: readonly Endpoint[]): string {
 
 describe('docs/mcp.md', () => {
   it('its tool table is the catalogue (UPDATE_DOCS=1 regenerates it)', () => {
-    const doc = readFileSync(DOC, 'utf8');
-    const from = doc.indexOf(START);
-    const to = doc.indexOf(END);
-    expect(from, `docs/mcp.md needs the markers ${START} … ${END}`).toBeGreaterThanOrEqual(0);
-    expect(to).toBeGreaterThan(from);
-    let current = doc.slice(from, to + END.length);
-    const wanted = toolTable(ENDPOINTS);
-    if (current !== wanted && process.env.UPDATE_DOCS) {
-      writeFileSync(DOC, doc.slice(0, from) + wanted + doc.slice(to + END.length));
-      current = wanted;
-    }
-    expect(current, 'the tool table of docs/mcp.md is out of date: UPDATE_DOCS=1 npx vitest run test/mcp-docs.test.ts').toBe(wanted);
+    const current = toolTable(ENDPOINTS);
+    expectGenerated(DOC, START, END, current, 'npx vitest run test/mcp-docs.test.ts');
     for (const e of ENDPOINTS) expect(current).toContain(`| \`${toolName(e)}\` |`);
   });
 
