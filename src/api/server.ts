@@ -137,7 +137,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       while (performance.now() < deadline) {
         await new Promise((r) => setTimeout(r, 10));
         if (inFlight > 0) quietSince = performance.now();
-        else if (performance.now() - quietSince >= IDLE_GRACE_MS) break;
+        else if (performance.now() - quietSince >= IDLE_GRACE_MS) {
+          // Timers run before the event loop reads the sockets: a request whose bytes have arrived but are not read
+          // yet (a process starved of CPU) would be cut with its connection. Let one read pass run, then look again.
+          await new Promise((r) => setImmediate(r));
+          if (inFlight === 0) break;
+          quietSince = performance.now();
+        }
       }
       server.closeAllConnections();
       await closed;
