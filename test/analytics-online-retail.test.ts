@@ -31,6 +31,7 @@ import type { CohortsData } from '../src/domain/analytics/organisation.js';
 import { retentionValues } from '../src/domain/analytics/cohorts.js';
 import { SCOPES } from '../src/domain/scopes.js';
 import { startTestApi, type TestApi } from './helpers/http.js';
+import { dropLines } from './helpers/replay-ledgers.js';
 
 const REPO = resolve(import.meta.dirname, '..');
 const CSV = resolve(REPO, '..', 'shared', 'data', 'online-retail.csv.gz');
@@ -189,8 +190,7 @@ describe('analytics on the Online Retail data set (PGlite)', () => {
     const store = api.store;
     customers = loop;
     expected = expectedFor(customers);
-    for (const page of out.files['Invoices.json'] as { Invoices: Record<string, unknown>[] }[]) for (const i of page.Invoices) delete i.LineItems;
-    for (const page of out.files['CreditNotes.json'] as { CreditNotes: Record<string, unknown>[] }[]) for (const i of page.CreditNotes) delete i.LineItems;
+    dropLines(out.files);
     dir = mkdtempSync(join(tmpdir(), 'cashline-analytics-retail-'));
     writeXeroFiles(dir, out.files);
     ({ orgId } = await api.org({ name: 'Online Retail', plan: 'Reserve' }));
