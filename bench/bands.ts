@@ -14,7 +14,12 @@
  * (bench_bands_*; --force imports again). Progress on stderr, the rows on
  * stdout.
  *
- * Usage: npx tsx bench/bands.ts [--force] [--only NAME] (or npm run bench -- bands)
+ * The demo's two businesses are also generated with other seeds (the same
+ * kinds of business, other customers and luck: --seeds 1,2,3 by default,
+ * --seeds none leaves them out) and replayed alike: what the goals look like
+ * on books the engine has never seen.
+ *
+ * Usage: npx tsx bench/bands.ts [--force] [--only NAME] [--seeds N,N|none] (or npm run bench -- bands)
  * Env:   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
  */
 import pg from 'pg';
@@ -24,7 +29,7 @@ import { orgMeta } from '../src/store/queries/organisation.js';
 import { loadRawLedger } from '../src/store/queries/raw-ledger.js';
 import { backtestLedger, type BacktestResult } from '../src/backtest/index.js';
 import { DEMO_ORGS } from '../src/server/demo.js';
-import { bestBaselinePinball, DEMO_SCHEMA, DEMO_TODAY, LAST_TWO_YEARS, loadDemo } from './demo-replays.js';
+import { bestBaselinePinball, DEMO_SCHEMA, DEMO_TODAY, demoBusinessOfSeed, LAST_TWO_YEARS, loadDemo } from './demo-replays.js';
 import { BENCH_URL } from './gen-large-org.js';
 import { importOnlineRetail, loadSynthetic, RETAIL_ORG_ID, SYNTH_AS_OF } from '../test/helpers/replay-ledgers.js';
 
@@ -53,6 +58,19 @@ const retail: Ledger = {
   load: async (db) => void (await importOnlineRetail(db)),
 };
 
+/** The demo's businesses generated with other seeds (--seeds 1,2,3 by default; --seeds none: without them). */
+const SEEDS = (args.includes('--seeds') ? args[args.indexOf('--seeds') + 1]! : '1,2,3')
+  .split(',')
+  .filter((x) => /^\d+$/.test(x))
+  .map(Number);
+const seeded = SEEDS.flatMap((seed) =>
+  ([0, 1] as const).map((which) => {
+    const b = demoBusinessOfSeed(which, seed);
+    const ledger: Ledger = { schema: `bench_bands_demo${which}_s${seed}`, orgId: b.orgId, load: b.load };
+    return { name: `${which === 0 ? 'Demo wholesaler' : 'Demo roaster'} of seed ${seed}, weekly 2024-11-25..2026-08-17`, ledger, ...LAST_TWO_YEARS, every: 7, today: DEMO_TODAY };
+  }),
+);
+
 const REPLAYS = [
   { name: 'Synthetic seed 4, weekly 2024-07-01..2026-03-30', ledger: synthetic(4), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
   { name: 'Synthetic seed 5, weekly 2024-07-01..2026-03-30', ledger: synthetic(5), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
@@ -62,7 +80,8 @@ const REPLAYS = [
   { name: 'Demo roaster, weekly 2024-11-25..2026-08-17', ledger: demo, orgId: DEMO_ORGS[1].id, ...LAST_TWO_YEARS, every: 7, today: DEMO_TODAY },
   { name: 'Online Retail, every 14 days 2011-03-07..2011-09-05', ledger: retail, from: '2011-03-07', to: '2011-09-05', every: 14, today: '2011-12-10' },
   { name: 'Online Retail, weekly 2011-03-07..2011-09-05', ledger: retail, from: '2011-03-07', to: '2011-09-05', every: 7, today: '2011-12-10' },
-] as const;
+  ...seeded,
+];
 
 /** The ledger's schema, imported unless it already holds the organisation (or --force). */
 async function ready(l: Ledger): Promise<void> {

@@ -4,9 +4,15 @@
  * imported into one PostgreSQL schema, the weeks of the last two years they
  * are scored on, and the best baseline they are measured against.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Db } from '../src/store/db.js';
 import type { BacktestResult } from '../src/backtest/index.js';
-import { setupDemo } from '../src/server/demo.js';
+import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
+import { generateDemo, writeXeroFiles } from '../src/demo/generate.js';
+import { importDirectory } from '../src/ledger/import.js';
+import { createOrg } from '../src/store/tenancy.js';
 
 /** The day the demo is generated as of (as the tests' `npm start`), and its date. */
 export const DEMO_NOW = new Date('2026-11-23T09:00:00Z');
@@ -19,6 +25,33 @@ export const LAST_TWO_YEARS = { from: '2024-11-25', to: '2026-08-17' } as const;
 /** Generates and imports the demo (both businesses, derived as `npm start` derives them), logging its progress. */
 export async function loadDemo(db: Db, log: (m: string) => void): Promise<void> {
   await setupDemo(db, DEMO_NOW, Object.assign((m: string) => log(m), { done: () => {} }));
+}
+
+/**
+ * One of the demo's two businesses generated with another seed: the same
+ * kind of business (its profile and size), other customers, habits and
+ * luck, which no part of the engine was tuned on. Its organisation id is
+ * fixed by the business and the seed.
+ */
+export function demoBusinessOfSeed(which: 0 | 1, seed: number): { orgId: string; name: string; load: (db: Db) => Promise<void> } {
+  const demo = DEMO_ORGS[which];
+  const orgId = `00000000-0000-4000-8000-0000000c${which}${String(seed).padStart(3, '0')}`;
+  const name = `${demo.name}, seed ${seed}`;
+  return {
+    orgId,
+    name,
+    load: async (db) => {
+      await createOrg(db, { id: orgId, name, plan: demo.plan, now: DEMO_NOW });
+      const out = generateDemo({ seed, asOf: DEMO_NOW, scale: demo.scale, name, profile: demo.profile });
+      const dir = mkdtempSync(join(tmpdir(), 'cashline-demo-seed-'));
+      try {
+        writeXeroFiles(dir, out.files);
+        await importDirectory(db, orgId, dir, { now: DEMO_NOW });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
 }
 
 /** The best baseline's receipts pinball: the least of the three baselines', what Cashline's is set against. */
