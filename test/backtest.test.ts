@@ -99,12 +99,15 @@ describe.each(BACKENDS)('backtest on a synthetic ledger with known payment habit
     await store?.close();
   });
 
-  it('the goal: cashline receipts WAPE at least 30% below paid-on-due-date and below due-date-plus-median-delay; closing cash better too', async () => {
+  // End to end (runBacktest: the store's read, then the replay) on the first store only: the other's raw ledger is the same
+  // to the byte (the last describe checks it) and the replay is pure, so a second run would compute the same figures
+  // again; runBacktest runs end to end on PostgreSQL with the Online Retail books below.
+  it.runIf(kind === BACKENDS[0])('the goal: cashline receipts WAPE at least 30% below paid-on-due-date and below due-date-plus-median-delay; closing cash better too', async () => {
     const progress: string[] = [];
     const r = await runBacktest(store.db, orgId, { from: '2024-07-01', to: '2026-03-15', everyDays: 28, now: SYNTH_NOW, onProgress: (e) => progress.push(e.cutoff) });
     checkShape(r, 23);
     expect(progress).toHaveLength(23);
-    quoted.synthetic ??= r;
+    quoted.synthetic = r;
     console.log(summary(`synthetic seed 4 (${kind})`, r));
     const m = r.methods;
     expect(m.cashline.receipts.wape).toBeLessThanOrEqual(0.7 * m.due_date.receipts.wape);
