@@ -16,6 +16,9 @@ import { cashPosition } from '../src/domain/forecast/opening.js';
 import { readPayload } from '../src/store/queries/forecast-snapshots.js';
 import type { ForecastInput, ForecastPayload, LedgerItem, Scenario } from '../src/domain/forecast/types.js';
 import { AS_OF, doc, input, paidHistory } from './helpers/forecast-input.js';
+import { customerDelayDist, DMIN, paymentProbabilities, peerPriors } from '../src/domain/forecast/behaviour.js';
+import { customerDist } from '../src/domain/forecast/project.js';
+import { toDec } from '../src/domain/forecast/cents.js';
 
 const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
 const NOW = new Date('2026-11-25T08:00:00Z');
@@ -509,5 +512,52 @@ describe('forecast engine', () => {
     expect(read.weeks.every((w) => w.forecastInflow === '0' && w.guaranteedInflow === undefined)).toBe(true);
     // A snapshot of the current engine reads as stored.
     expect(readPayload(ENGINE_VERSION, current, NOW)).toEqual(current);
+  });
+});
+
+describe("a customer's payment delays and its peers (docs/forecast.md#when-customers-pay)", () => {
+  /** 12 paid invoices of a customer, a month apart, paid `delays[i]` days after their due dates (14 days' terms). */
+  const paidWith = (contactId: string, delays: readonly number[]) =>
+    delays.map((delay, i) => {
+      const issue = addDays(AS_OF, -30 * (i + 1) - 80);
+      const due = addDays(issue, 14);
+      return doc({ contactId, issueDate: issue, dueDate: due, status: 'PAID', paidDate: addDays(due, delay), total: '500' });
+    });
+  const PROMPT = [-2, 0, 1, 2, 4, 6, 8, 1, 0, 3, 5, 7];
+  const LATE = [30, 35, 40, 45, 50, 38, 42, 33, 47, 36, 44, 39];
+  // Six customers who pay within about a week, six who pay 30-50 days late, and one very regular prompt payer whose
+  // invoice is 5 days overdue today: later than any of its own twelve payments.
+  const items = [
+    ...Array.from({ length: 6 }, (_, c) => paidWith(`prompt-${c}`, PROMPT.map((d) => d + (c % 2)))).flat(),
+    ...Array.from({ length: 6 }, (_, c) => paidWith(`late-${c}`, LATE.map((d) => d + c))).flat(),
+    ...paidWith('regular', [0, 1, 1, 2, 0, 1, 2, 1, 0, 1, 2, 1]),
+    doc({ id: 'overdue', contactId: 'regular', issueDate: addDays(AS_OF, -19), dueDate: addDays(AS_OF, -5), total: '1000' }),
+  ];
+
+  it("its prior is the customers that pay like it: a prompt payer's overdue invoice is expected this week, not among the late payers' weeks", () => {
+    const p = prepareForecast(input({ items }));
+    const due = toDay(addDays(AS_OF, -5));
+    const own = p.customerDelays.get('regular')!;
+    const weekOne = (dist: ReturnType<typeof customerDist>) => paymentProbabilities(dist, due, p.asOf, 0, p.starts, p.ends)[0]!;
+    // Mixed with the whole organisation's habit, what is left of its distribution 5 days after the due date is mostly the late payers'.
+    expect(weekOne(customerDelayDist(p.orgDelay, own))).toBeLessThan(0.5);
+    // Mixed with its peers' (the prompt payers), it is paid in the days left of this week (5 to 9 days late) most likely.
+    expect(weekOne(customerDist(p, 'regular'))).toBeGreaterThan(0.8);
+    // The point forecast places it so too.
+    let week1 = 0;
+    forEachOpenReceivable(p, 0, (it, k, a) => {
+      if (it.src.id === 'overdue' && k === 0) week1 += Number(toDec(a));
+    });
+    expect(week1).toBeGreaterThan(800);
+  });
+
+  it("a late payer's prior is the late payers'; a customer with under three paid invoices has the organisation's", () => {
+    const p = prepareForecast(input({ items }));
+    const prior = peerPriors(p.orgDelay, p.customerDelays);
+    const late = prior(p.customerDelays.get('late-0')!);
+    const median = (d: { cdf: Float64Array }) => d.cdf.findIndex((c) => c >= 0.5 * d.cdf[d.cdf.length - 1]!) + DMIN;
+    expect(median(late)).toBeGreaterThanOrEqual(35);
+    expect(median(prior(p.customerDelays.get('prompt-0')!))).toBeLessThanOrEqual(5);
+    expect(prior([3, 4])).toBe(p.orgDelay);
   });
 });

@@ -13,8 +13,9 @@
  *   seen still has a chance. What Kaplan-Meier leaves unpaid at the end of
  *   the grid is the "never paid" mass (at least 2%).
  * - Customer: the customer's own last 12 paid delays (each smoothed over +/-2
- *   days) plus PRIOR_WEIGHT pseudo-invoices drawn from the organisation's
- *   distribution: with many invoices the customer's habit dominates, with
+ *   days) plus PRIOR_WEIGHT pseudo-invoices drawn from its prior: the
+ *   distribution of the customers that pay like it (peerPriors), else the
+ *   organisation's. With many invoices the customer's habit dominates, with
  *   none it is the organisation's.
  */
 import { countOf } from './history.js';
@@ -102,7 +103,7 @@ export function orgDelayDist(paid: Counts, open: readonly number[]): DelayDist {
   return finish(pmf, never);
 }
 
-/** A customer's distribution: own paid delays (the last 12) plus PRIOR_WEIGHT of the organisation's. */
+/** A customer's distribution: own paid delays (the last 12) plus PRIOR_WEIGHT of its prior's (peerPriors; the organisation's). */
 export function customerDelayDist(org: DelayDist, delays: readonly number[]): DelayDist {
   if (delays.length === 0) return org;
   const own = delays.slice(-12);
@@ -157,4 +158,65 @@ export function median(values: readonly number[]): number {
   if (values.length === 0) return 0;
   const s = [...values].sort((x, y) => x - y);
   return s[(s.length - 1) >> 1]!;
+}
+
+/**
+ * Each customer's prior (what customerDelayDist mixes its own delays with):
+ * the delays of the customers that pay like it rather than of the whole
+ * organisation. Its peers are the customers (with MIN_OWN_HISTORY paid
+ * invoices or more) whose median delay lies within the middle half of its
+ * own delays, two days wider either side; their last 12 delays each,
+ * smoothed as a customer's own are, with PRIOR_WEIGHT invoices' worth of
+ * the organisation's distribution (so that a delay no peer has shown, and
+ * never paying, keep a chance). A prompt payer's prior is then the prompt
+ * payers', not a mixture with the late payers': once its invoice is a few
+ * days overdue, what is left of its distribution is no longer mostly other
+ * customers' lateness. A customer with fewer invoices, or fewer than
+ * 2 x MIN_OWN_HISTORY of its peers' delays, has the organisation's.
+ * Computed once per forecast: the smoothed delays summed by median, cumulated, so
+ * that any range of medians is one subtraction.
+ */
+export function peerPriors(org: DelayDist, customerDelays: ReadonlyMap<string, readonly number[]>): (own: readonly number[]) => DelayDist {
+  const sums = new Float64Array(DN * DN);
+  const counts = new Float64Array(DN);
+  const add = (target: Float64Array, base: number, delays: readonly number[], sign: number) => {
+    for (const d0 of delays) {
+      const d = Math.round(d0);
+      for (let k = 0; k < KERNEL.length; k++) target[base + clampDelay(d - 2 + k) - DMIN]! += sign * KERNEL[k]!;
+    }
+  };
+  const medianOf = (own: readonly number[]) => clampDelay(Math.round(median(own)));
+  for (const list of customerDelays.values()) {
+    const own = list.slice(-12);
+    if (own.length < MIN_OWN_HISTORY) continue;
+    const m = medianOf(own) - DMIN;
+    add(sums, m * DN, own, 1);
+    counts[m]! += own.length;
+  }
+  // Cumulative over the medians: rows 0..m.
+  for (let m = 1; m < DN; m++) {
+    counts[m]! += counts[m - 1]!;
+    for (let x = 0; x < DN; x++) sums[m * DN + x]! += sums[(m - 1) * DN + x]!;
+  }
+  return (list) => {
+    const own = list.slice(-12);
+    if (own.length < MIN_OWN_HISTORY) return org;
+    const sorted = own.map((x) => Math.round(x)).sort((a, b) => a - b);
+    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+    const lo = clampDelay(q(0.25) - 2) - DMIN;
+    const hi = clampDelay(q(0.75) + 2) - DMIN;
+    const pooled = new Float64Array(DN);
+    for (let x = 0; x < DN; x++) pooled[x] = sums[hi * DN + x]! - (lo > 0 ? sums[(lo - 1) * DN + x]! : 0);
+    let n = counts[hi]! - (lo > 0 ? counts[lo - 1]! : 0);
+    const m = medianOf(own) - DMIN;
+    if (m >= lo && m <= hi) {
+      add(pooled, 0, own, -1);
+      n -= own.length;
+    }
+    if (n < 2 * MIN_OWN_HISTORY) return org;
+    const total = n + PRIOR_WEIGHT;
+    const pmf = new Float64Array(DN);
+    for (let x = 0; x < DN; x++) pmf[x] = Math.max(0, pooled[x]!) / total + (org.pmf[x]! * PRIOR_WEIGHT) / total;
+    return finish(pmf, (org.never * PRIOR_WEIGHT) / total);
+  };
 }

@@ -43,9 +43,11 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * (jobs/calibration.ts recalibrateIfStale). 2: ACI stepped on the shown band,
  * conformal quantile positions, step 0.04. 3: the forecast uses seasonality
  * from the first months of history, shrunk by empirical Bayes (its scores
- * measured the forecast before).
+ * measured the forecast before). 4: each customer's payment delays are
+ * mixed with its peers' (customers that pay like it), not the whole
+ * organisation's.
  */
-export const CALIBRATION_VERSION = 3;
+export const CALIBRATION_VERSION = 4;
 
 export interface Quantiles {
   p10: number;

@@ -73,6 +73,8 @@ export interface PreparedForecast {
   orgDelay: DelayDist;
   customerDelays: Map<string, number[]>;
   distCache: Map<string, DelayDist>;
+  /** Each customer's prior from the customers that pay like it (behaviour.ts peerPriors), made on first use. */
+  peerPrior?: (own: readonly number[]) => DelayDist;
   arTerms: Map<string, number>;
   orgArTerms: number;
   orgArDelayMedian: number;

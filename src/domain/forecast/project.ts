@@ -5,7 +5,7 @@
  */
 import { D, canonical, dec, type Dec } from '../money.js';
 import { horizonTotals } from './totals.js';
-import { customerDelayDist, median, MIN_OWN_HISTORY, paymentProbabilities, type DelayDist } from './behaviour.js';
+import { customerDelayDist, median, MIN_OWN_HISTORY, paymentProbabilities, peerPriors, type DelayDist } from './behaviour.js';
 import { Acc, amountOf, factorOf, isPositive, roundToCents, scale, splitByWeights, toDec, type Amount, type Factor } from './cents.js';
 import { cmpStr } from './compare.js';
 import { fromDay, toDay } from './days.js';
@@ -334,7 +334,9 @@ export function customerDist(p: PreparedForecast, contactId: string | null): Del
   if (!contactId) return p.orgDelay;
   let d = p.distCache.get(contactId);
   if (!d) {
-    d = customerDelayDist(p.orgDelay, p.customerDelays.get(contactId) ?? []);
+    const own = p.customerDelays.get(contactId) ?? [];
+    p.peerPrior ??= peerPriors(p.orgDelay, p.customerDelays);
+    d = customerDelayDist(p.peerPrior(own), own);
     p.distCache.set(contactId, d);
   }
   return d;
