@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { D, dec, isCanonical } from '../src/domain/money.js';
 import { addDays } from '../src/domain/calendar.js';
 import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
-import { DEFAULT_SCENARIO_ADJUSTMENTS, ENGINE_VERSION, forEachOpenReceivable, projectForecast } from '../src/domain/forecast/project.js';
+import { customerDist, DEFAULT_SCENARIO_ADJUSTMENTS, ENGINE_VERSION, forEachOpenReceivable, projectForecast } from '../src/domain/forecast/project.js';
 import { matchPurchaseOrders } from '../src/domain/forecast/purchase-orders.js';
 import { orderSeasonality } from '../src/domain/forecast/seasonality.js';
 import { toDay } from '../src/domain/forecast/days.js';
@@ -17,7 +17,6 @@ import { readPayload } from '../src/store/queries/forecast-snapshots.js';
 import type { ForecastInput, ForecastPayload, LedgerItem, Scenario } from '../src/domain/forecast/types.js';
 import { AS_OF, doc, input, paidHistory } from './helpers/forecast-input.js';
 import { customerDelayDist, DMIN, paymentProbabilities, peerPriors } from '../src/domain/forecast/behaviour.js';
-import { customerDist } from '../src/domain/forecast/project.js';
 import { toDec } from '../src/domain/forecast/cents.js';
 
 const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };

@@ -112,14 +112,20 @@ export function customerDelayDist(org: DelayDist, delays: readonly number[]): De
   const pmf = new Float64Array(DN);
   const w = PRIOR_WEIGHT / total;
   for (let i = 0; i < DN; i++) pmf[i] = org.pmf[i]! * w;
-  for (const d0 of own) {
-    const d = Math.round(d0);
-    for (let k = 0; k < KERNEL.length; k++) {
-      const at = clampDelay(d - 2 + k);
-      pmf[at - DMIN]! += KERNEL[k]! / total;
-    }
-  }
+  smoothInto(pmf, 0, own, 1, total);
   return finish(pmf, org.never * w);
+}
+
+/**
+ * Adds each delay, smoothed over +/-2 days (KERNEL), to the grid of delays
+ * DMIN..DMAX that starts at `target[offset]`: `sign` times the kernel's
+ * weights over `divisor`.
+ */
+function smoothInto(target: Float64Array, offset: number, delays: readonly number[], sign: number, divisor: number): void {
+  for (const d0 of delays) {
+    const d = Math.round(d0);
+    for (let k = 0; k < KERNEL.length; k++) target[offset + clampDelay(d - 2 + k) - DMIN]! += (sign * KERNEL[k]!) / divisor;
+  }
 }
 
 /**
@@ -179,18 +185,11 @@ export function median(values: readonly number[]): number {
 export function peerPriors(org: DelayDist, customerDelays: ReadonlyMap<string, readonly number[]>): (own: readonly number[]) => DelayDist {
   const sums = new Float64Array(DN * DN);
   const counts = new Float64Array(DN);
-  const add = (target: Float64Array, base: number, delays: readonly number[], sign: number) => {
-    for (const d0 of delays) {
-      const d = Math.round(d0);
-      for (let k = 0; k < KERNEL.length; k++) target[base + clampDelay(d - 2 + k) - DMIN]! += sign * KERNEL[k]!;
-    }
-  };
-  const medianOf = (own: readonly number[]) => clampDelay(Math.round(median(own)));
   for (const list of customerDelays.values()) {
     const own = list.slice(-12);
     if (own.length < MIN_OWN_HISTORY) continue;
-    const m = medianOf(own) - DMIN;
-    add(sums, m * DN, own, 1);
+    const m = clampDelay(Math.round(median(own))) - DMIN;
+    smoothInto(sums, m * DN, own, 1, 1);
     counts[m]! += own.length;
   }
   // Cumulative over the medians: rows 0..m.
@@ -208,9 +207,10 @@ export function peerPriors(org: DelayDist, customerDelays: ReadonlyMap<string, r
     const pooled = new Float64Array(DN);
     for (let x = 0; x < DN; x++) pooled[x] = sums[hi * DN + x]! - (lo > 0 ? sums[(lo - 1) * DN + x]! : 0);
     let n = counts[hi]! - (lo > 0 ? counts[lo - 1]! : 0);
-    const m = medianOf(own) - DMIN;
+    // Its own median (the lower middle, as median() reads it): whether it is among its peers, to be taken out again.
+    const m = clampDelay(sorted[(sorted.length - 1) >> 1]!) - DMIN;
     if (m >= lo && m <= hi) {
-      add(pooled, 0, own, -1);
+      smoothInto(pooled, 0, own, -1, 1);
       n -= own.length;
     }
     if (n < 2 * MIN_OWN_HISTORY) return org;
