@@ -14,9 +14,7 @@
  * Env: BENCH_DATABASE_URL, BENCH_SCHEMA (see gen-large-org.ts).
  */
 import { startBenchServer } from './server.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { BENCH_ORG, benchOrgExists, generateLargeOrg, openBenchStore } from './gen-large-org.js';
 import { rows } from '../src/store/db.js';
@@ -24,8 +22,7 @@ import { computeBaselines } from '../src/jobs/baselines.js';
 import { createKey, createOrg } from '../src/store/tenancy.js';
 import { SCOPES } from '../src/domain/scopes.js';
 import { convertOnlineRetail } from '../src/demo/online-retail.js';
-import { writeXeroFiles } from '../src/demo/generate.js';
-import { importDirectory } from '../src/ledger/import.js';
+import { importFiles } from '../src/ledger/import.js';
 import { ManualClock } from '../src/clock.js';
 
 const RETAIL_ORG = 'bench-retail';
@@ -41,13 +38,10 @@ if (!retail || Number(retail.n) === 0) {
   const out = await convertOnlineRetail(CSV);
   // The analytics read invoice totals, not lines: left out to keep the import short.
   for (const page of out.files['Invoices.json'] as { Invoices: Record<string, unknown>[] }[]) for (const i of page.Invoices) delete i.LineItems;
-  const dir = mkdtempSync(join(tmpdir(), 'cashline-bench-retail-'));
-  writeXeroFiles(dir, out.files);
   const exists = await rows(store.db, sql`select 1 from organisations where id = ${RETAIL_ORG}`);
   if (exists.length === 0) await createOrg(store.db, { id: RETAIL_ORG, name: 'Online Retail', plan: 'Reserve', baseCurrency: 'GBP', timezone: 'Europe/London', now: new Date('2011-12-10T12:00:00Z') });
-  await importDirectory(store.db, RETAIL_ORG, dir, { now: new Date('2011-12-10T12:00:00Z') });
+  await importFiles(store.db, RETAIL_ORG, out.files, { now: new Date('2011-12-10T12:00:00Z') });
   await store.db.execute(sql`update organisations set gross_margin_override = '0.4' where id = ${RETAIL_ORG}`);
-  rmSync(dir, { recursive: true, force: true });
 }
 
 const ORGS = [

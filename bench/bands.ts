@@ -66,7 +66,7 @@ const SEEDS = (args.includes('--seeds') ? args[args.indexOf('--seeds') + 1]! : '
 const seeded = SEEDS.flatMap((seed) =>
   ([0, 1] as const).map((which) => {
     const b = demoBusinessOfSeed(which, seed);
-    const ledger: Ledger = { schema: `bench_bands_demo${which}_s${seed}`, orgId: b.orgId, load: b.load };
+    const ledger: Ledger = { schema: b.schema, orgId: b.orgId, load: b.load };
     return { name: `${which === 0 ? 'Demo wholesaler' : 'Demo roaster'} of seed ${seed}, weekly 2024-11-25..2026-08-17`, ledger, ...LAST_TWO_YEARS, every: 7, today: DEMO_TODAY };
   }),
 );

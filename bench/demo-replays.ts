@@ -4,14 +4,11 @@
  * imported into one PostgreSQL schema, the weeks of the last two years they
  * are scored on, and the best baseline they are measured against.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Db } from '../src/store/db.js';
 import type { BacktestResult } from '../src/backtest/index.js';
 import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
-import { generateDemo, writeXeroFiles } from '../src/demo/generate.js';
-import { importDirectory } from '../src/ledger/import.js';
+import { generateDemo } from '../src/demo/generate.js';
+import { importFiles } from '../src/ledger/import.js';
 import { createOrg } from '../src/store/tenancy.js';
 
 /** The day the demo is generated as of (as the tests' `npm start`), and its date. */
@@ -31,25 +28,22 @@ export async function loadDemo(db: Db, log: (m: string) => void): Promise<void> 
  * One of the demo's two businesses generated with another seed: the same
  * kind of business (its profile and size), other customers, habits and
  * luck, which no part of the engine was tuned on. Its organisation id is
- * fixed by the business and the seed.
+ * fixed by the business and the seed; it is kept in a schema of its own.
  */
-export function demoBusinessOfSeed(which: 0 | 1, seed: number): { orgId: string; name: string; load: (db: Db) => Promise<void> } {
+export function demoBusinessOfSeed(which: 0 | 1, seed: number) {
   const demo = DEMO_ORGS[which];
   const orgId = `00000000-0000-4000-8000-0000000c${which}${String(seed).padStart(3, '0')}`;
   const name = `${demo.name}, seed ${seed}`;
   return {
     orgId,
     name,
-    load: async (db) => {
+    schema: `bench_bands_demo${which}_s${seed}`,
+    /** What to generate it from: the business's profile and size, this seed and name. */
+    generate: { ...demo, id: orgId, seed, name },
+    load: async (db: Db) => {
       await createOrg(db, { id: orgId, name, plan: demo.plan, now: DEMO_NOW });
       const out = generateDemo({ seed, asOf: DEMO_NOW, scale: demo.scale, name, profile: demo.profile });
-      const dir = mkdtempSync(join(tmpdir(), 'cashline-demo-seed-'));
-      try {
-        writeXeroFiles(dir, out.files);
-        await importDirectory(db, orgId, dir, { now: DEMO_NOW });
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      await importFiles(db, orgId, out.files, { now: DEMO_NOW });
     },
   };
 }

@@ -11,14 +11,13 @@
  *
  * Usage: npx tsx bench/forecast-charts.ts [--now 2026-11-23T09:00:00Z]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openStore } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { createOrg } from '../src/store/tenancy.js';
-import { generateDemo, writeXeroFiles } from '../src/demo/generate.js';
-import { importDirectory } from '../src/ledger/import.js';
+import { generateDemo } from '../src/demo/generate.js';
+import { importFiles } from '../src/ledger/import.js';
 import { DEMO_ORGS } from '../src/server/demo.js';
 import { recalibrate } from '../src/jobs/calibration.js';
 import { loadCalibration } from '../src/store/queries/calibration.js';
@@ -42,13 +41,11 @@ const M = { left: 90, right: 20, top: 60, bottom: 70 };
 const demo = DEMO_ORGS[0];
 const store = await openStore({ dataDir: 'memory://' });
 await migrate(store.db);
-const dir = mkdtempSync(join(tmpdir(), 'cashline-charts-'));
 let payload: ForecastPayload;
 let backtest: ReturnType<typeof backtestLedger>;
 try {
   await createOrg(store.db, { id: demo.id, name: demo.name, now });
-  writeXeroFiles(dir, generateDemo({ seed: demo.seed, asOf: now, scale: demo.scale, name: demo.name, profile: demo.profile }).files);
-  await importDirectory(store.db, demo.id, dir, { now });
+  await importFiles(store.db, demo.id, generateDemo({ seed: demo.seed, asOf: now, scale: demo.scale, name: demo.name, profile: demo.profile }).files, { now });
   log('calibrating (two years of weekly cut-offs)');
   const cal = await recalibrate(store.db, demo.id, now);
   log(`calibrated: ${cal.cutoffs} cut-offs, coverage80 ${cal.coverage80?.toFixed(3)} (${cal.ms} ms)`);
@@ -62,7 +59,6 @@ try {
   log('backtest (weekly cut-offs over the last two years)');
   backtest = backtestLedger(await loadRawLedger(store.db, org), { from: addDays(today, -730), to: today, everyDays: 7, today });
 } finally {
-  rmSync(dir, { recursive: true, force: true });
   await store.close();
 }
 

@@ -225,20 +225,14 @@ else {
 // Backtest figures on the demo business
 // ---------------------------------------------------------------------------
 if (args.includes('--backtest')) {
-  const { mkdtempSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const { generateDemo, writeXeroFiles } = await import('../src/demo/generate.js');
-  const { importDirectory } = await import('../src/ledger/import.js');
+  const { generateDemo } = await import('../src/demo/generate.js');
+  const { importFiles } = await import('../src/ledger/import.js');
   const { runBacktest } = await import('../src/backtest/index.js');
   const DEMO = 'bench-forecast-demo';
   const demoNow = new Date('2026-11-23T09:00:00Z');
   if (!(await orgMeta(store.db, DEMO))) {
-    const dir = mkdtempSync(join(tmpdir(), 'cashline-bench-demo-'));
-    writeXeroFiles(dir, generateDemo({ asOf: demoNow }).files);
     await createOrg(store.db, { id: DEMO, name: 'Demo (bench)', now: demoNow });
-    await importDirectory(store.db, DEMO, dir, { now: demoNow });
-    rmSync(dir, { recursive: true, force: true });
+    await importFiles(store.db, DEMO, generateDemo({ asOf: demoNow }).files, { now: demoNow });
   }
   const t = performance.now();
   const r = await runBacktest(store.db, DEMO, { from: '2024-06-03', to: '2026-08-17', everyDays: 28, now: demoNow });

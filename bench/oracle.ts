@@ -28,7 +28,10 @@
  * drawn with probability n / (n + 2), else one of everyone's: Cashline's
  * prior of two invoices; each give or take a normal of two days).
  *
- * Usage: npx tsx bench/oracle.ts [--futures N] [--only wholesaler|roaster] [--learnt] (or npm run bench -- oracle)
+ * --seeds 1,2,3 also replays the demo's businesses generated with those seeds
+ * (bench/bands.ts's, each in its schema; imported first when missing).
+ *
+ * Usage: npx tsx bench/oracle.ts [--futures N] [--only wholesaler|roaster] [--learnt] [--seeds 1,2,3] (or npm run bench -- oracle)
  * Env:   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
  */
 import { openStore } from '../src/store/db.js';
@@ -43,7 +46,8 @@ import { quantileOf } from '../src/domain/forecast/calibrate.js';
 import { generateDemo, type CustomerTruth } from '../src/demo/generate.js';
 import { cadenceGap, CREDIT_ALLOCATED, CREDIT_SHARES, CREDITED, invoiceLines, orderScale, orderTarget, paymentDelay, SKIPPED, VOIDED } from '../src/demo/sales.js';
 import { DEMO_ORGS } from '../src/server/demo.js';
-import { bestBaselinePinball, DEMO_NOW, DEMO_SCHEMA, DEMO_TODAY, LAST_TWO_YEARS, loadDemo } from './demo-replays.js';
+import { bestBaselinePinball, DEMO_NOW, DEMO_SCHEMA, DEMO_TODAY, demoBusinessOfSeed, LAST_TWO_YEARS, loadDemo } from './demo-replays.js';
+import type { Db } from '../src/store/db.js';
 import { Rng } from '../src/domain/random.js';
 import { D } from '../src/domain/money.js';
 import { BENCH_URL } from './gen-large-org.js';
@@ -60,10 +64,22 @@ const DAY_MS = 86_400_000;
 const epochDay = (iso: string) => Math.floor(Date.parse(`${iso}T00:00:00Z`) / DAY_MS);
 const isoOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 const WEEKS = 13;
+const demo = { schema: DEMO_SCHEMA, load: (db: Db) => loadDemo(db, log) };
+/** The demo's businesses generated with other seeds (--seeds 1,2,3; none by default), as bench/bands.ts replays them. */
+const SEEDS = (opt('--seeds') ?? '')
+  .split(',')
+  .filter((x) => /^\d+$/.test(x))
+  .map(Number);
 const REPLAYS = [
-  { name: 'Demo wholesaler, weekly 2024-11-25..2026-08-17 (the last two years)', org: DEMO_ORGS[0], ...LAST_TWO_YEARS },
-  { name: 'Demo roaster, weekly 2024-11-25..2026-08-17', org: DEMO_ORGS[1], ...LAST_TWO_YEARS },
-] as const;
+  { name: 'Demo wholesaler, weekly 2024-11-25..2026-08-17 (the last two years)', org: DEMO_ORGS[0], ...demo, ...LAST_TWO_YEARS },
+  { name: 'Demo roaster, weekly 2024-11-25..2026-08-17', org: DEMO_ORGS[1], ...demo, ...LAST_TWO_YEARS },
+  ...SEEDS.flatMap((seed) =>
+    ([0, 1] as const).map((which) => {
+      const b = demoBusinessOfSeed(which, seed);
+      return { name: `${which === 0 ? 'Demo wholesaler' : 'Demo roaster'} of seed ${seed}, weekly 2024-11-25..2026-08-17`, org: b.generate, schema: b.schema, load: b.load, ...LAST_TWO_YEARS };
+    }),
+  ),
+];
 
 /** The generator's random source, but for its ids, which no amount depends on (cheap: the lines' ids are most of an order's draws). */
 class AmountsRng extends Rng {
@@ -164,17 +180,18 @@ class Oracle {
   }
 }
 
-const store = await openStore({ databaseUrl: BENCH_URL, searchPath: DEMO_SCHEMA, poolSize: 2 });
-await migrate(store.db);
-if (!(await orgMeta(store.db, DEMO_ORGS[0].id))) {
-  log(`importing the demo into ${DEMO_SCHEMA}`);
-  await loadDemo(store.db, log);
-}
 console.log('| replay | cut-offs | receipts pinball: oracle / cashline / best baseline | oracle vs best baseline | cashline vs oracle | oracle coverage80 | open receivables WAPE: oracle / cashline / median_delay |');
 console.log('|---|---|---|---|---|---|---|');
 for (const r of REPLAYS) {
   if (only && !r.name.toLowerCase().includes(only.toLowerCase())) continue;
+  const store = await openStore({ databaseUrl: BENCH_URL, searchPath: r.schema, poolSize: 2 });
+  await migrate(store.db);
+  if (!(await orgMeta(store.db, r.org.id))) {
+    log(`importing ${r.org.name} into ${r.schema}`);
+    await r.load(store.db);
+  }
   const raw = await loadRawLedger(store.db, (await orgMeta(store.db, r.org.id))!);
+  await store.close();
   const ix = indexLedger(raw);
   const truth = generateDemo({ seed: r.org.seed, asOf: DEMO_NOW, scale: r.org.scale, name: r.org.name, profile: r.org.profile }).truth;
   const oracle = new Oracle(truth.start, truth.asOf);
@@ -257,4 +274,3 @@ for (const r of REPLAYS) {
       `| ${f(open.metric().wape)} / ${f(b.diagnostics!.openReceivables.cashline.wape)} / ${f(b.diagnostics!.openReceivables.median_delay.wape)} |`,
   );
 }
-await store.close();

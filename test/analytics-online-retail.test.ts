@@ -14,17 +14,15 @@
  * analytics read invoice totals, never invoice lines (cost of sales comes
  * from bill lines, and there are no bills here).
  */
-import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { Decimal } from 'decimal.js';
 import { convertOnlineRetail } from '../src/demo/online-retail.js';
-import { writeXeroFiles } from '../src/demo/generate.js';
-import { importDirectory } from '../src/ledger/import.js';
+import { importFiles } from '../src/ledger/import.js';
 import { computeBaselines, type BaselineRun } from '../src/jobs/baselines.js';
 import { rows } from '../src/store/db.js';
 import type { CohortsData } from '../src/domain/analytics/organisation.js';
@@ -175,7 +173,6 @@ function expectedFor(customers: Map<string, Customer>) {
 describe('analytics on the Online Retail data set (PGlite)', () => {
   let api: TestApi;
   let key: string;
-  let dir: string;
   let orgId: string;
   let run: BaselineRun;
   let runMs: number;
@@ -191,11 +188,9 @@ describe('analytics on the Online Retail data set (PGlite)', () => {
     customers = loop;
     expected = expectedFor(customers);
     dropLines(out.files);
-    dir = mkdtempSync(join(tmpdir(), 'cashline-analytics-retail-'));
-    writeXeroFiles(dir, out.files);
     ({ orgId } = await api.org({ name: 'Online Retail', plan: 'Reserve' }));
     key = await api.key(orgId, SCOPES);
-    await importDirectory(store.db, orgId, dir, { now: NOW, acceptLedgerCurrency: true }); // a GBP ledger, the organisation created in AUD
+    await importFiles(store.db, orgId, out.files, { now: NOW, acceptLedgerCurrency: true }); // a GBP ledger, the organisation created in AUD
     await store.db.execute(sql`update organisations set gross_margin_override = ${MARGIN} where id = ${orgId}`);
     const t = performance.now();
     run = await computeBaselines(store.db, orgId, NOW);
@@ -210,7 +205,6 @@ describe('analytics on the Online Retail data set (PGlite)', () => {
 
   afterAll(async () => {
     await api?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   // Speed is measured in bench/analytics.ts, not asserted here; the time is logged.

@@ -9,16 +9,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import { startTestApi, type TestApi } from './helpers/http.js';
 import { BACKENDS, freshStore, type TestStore } from './helpers/store.js';
 import { demo, NOW } from './helpers/ledger.js';
-import { writeXeroFiles } from '../src/demo/generate.js';
-import { importDirectory } from '../src/ledger/import.js';
+import { importFiles } from '../src/ledger/import.js';
 import { recomputeForecast } from '../src/jobs/forecast.js';
 import { briefsDue, generateDailyBrief, loadBriefFacts } from '../src/jobs/brief.js';
 import { forModel } from '../src/jobs/brief-llm.js';
@@ -37,13 +33,7 @@ const NO_SENSITIVE = SCOPES.filter((x) => x !== 'READ_SENSITIVE');
 /** An organisation holding the small demo business and its forecast. */
 async function seededOrg(db: Db, input: { name: string; plan?: string }): Promise<string> {
   const { orgId } = await createOrg(db, { name: input.name, plan: input.plan ?? 'Free', now: NOW });
-  const dir = mkdtempSync(join(tmpdir(), 'cashline-brief-'));
-  try {
-    writeXeroFiles(dir, demo().files);
-    await importDirectory(db, orgId, dir, { now: NOW });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  await importFiles(db, orgId, demo().files, { now: NOW });
   await recomputeForecast(db, orgId, NOW);
   return orgId;
 }

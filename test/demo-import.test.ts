@@ -1,7 +1,9 @@
 /**
  * The generated demo goes through the real importer (issue 2: "the importer
  * tested on Xero's own example bodies and on the generated demo"), on both
- * backends: every record lands, journals balance, re-importing changes nothing.
+ * backends: every record lands, journals balance, re-importing changes nothing;
+ * the same bodies held in memory (importFiles: the demo, the replays) land
+ * the same rows as their folder.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,10 +11,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { generateDemo, writeXeroFiles } from '../src/demo/generate.js';
-import { importDirectory } from '../src/ledger/import.js';
+import { importDirectory, importFiles } from '../src/ledger/import.js';
 import { createOrg } from '../src/store/tenancy.js';
 import { rows } from '../src/store/db.js';
 import { BACKENDS, freshStore, type TestStore } from './helpers/store.js';
+import { ledgerRows } from './helpers/ledger.js';
 
 const now = new Date('2026-11-23T09:00:00Z');
 const demo = generateDemo({ asOf: now, scale: 0.5 });
@@ -62,5 +65,21 @@ describe.each(BACKENDS)('demo imported on %s', (kind) => {
     expect(balances!.n).toBe(3);
     await importDirectory(store.db, orgId, dir, { now });
     expect(await snapshot()).toEqual(first);
+  }, 120_000);
+
+  it('the same bodies imported from memory (importFiles) land the same rows as their folder, and the run says where they came from', async () => {
+    const small = generateDemo({ asOf: now, scale: 0.05, seed: 7 });
+    const smallDir = join(dir, 'small');
+    writeXeroFiles(smallDir, small.files);
+    const fromFolder = (await createOrg(store.db, { name: 'Small demo from its folder', now })).orgId;
+    const fromMemory = (await createOrg(store.db, { name: 'Small demo from memory', now })).orgId;
+    await importDirectory(store.db, fromFolder, smallDir, { now });
+    const summary = await importFiles(store.db, fromMemory, { ...small.files, 'notes.txt': 'not a ledger file' }, { now, where: '(the demo generator)' });
+    expect(summary.skipped).toEqual([{ file: 'notes.txt', reason: 'not a .json file' }]);
+    const rowsOf = await ledgerRows(store.db, fromMemory);
+    expect(rowsOf.cash_items!.length).toBeGreaterThan(100);
+    expect(rowsOf).toEqual(await ledgerRows(store.db, fromFolder));
+    const [run] = await rows<{ dir: string }>(store.db, sql`select counts->>'dir' as dir from import_runs where org_id = ${fromMemory}`);
+    expect(run!.dir).toBe('(the demo generator)');
   }, 120_000);
 });

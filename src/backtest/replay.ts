@@ -37,29 +37,35 @@ export interface ReplayIndex {
 
 /**
  * An item's settlement over time: the day it counts from (issued, else due; NaN
- * without either), its total, and its payments and allocations together in day
- * order with the running amount settled (exact decimals: the sum up to a day is
- * the same whatever the order it is added in).
+ * without either), and its payments and allocations together in day order
+ * with what is still due after each (exact decimals: the sum up to a day is
+ * the same whatever the order it is added in), worked out once for every
+ * cut-off: `due[n]` is the amount due (canonical text) once the first n
+ * records are in, `settledUp[n]` whether that is nothing (within half a cent).
  */
 interface SettledItem {
   day: number;
-  total: Dec;
   days: number[];
-  settled: Dec[];
+  due: string[];
+  settledUp: boolean[];
 }
 
 function settledItem(it: LedgerItem, payments: { day: number; amount: Dec }[] | undefined, allocations: { day: number; amount: Dec }[] | undefined): SettledItem {
   const issued = it.issueDate ?? it.dueDate;
   const records = [...(payments ?? []), ...(allocations ?? [])].sort((a, b) => a.day - b.day);
+  const total = dec(it.total);
   const days: number[] = [];
-  const settled: Dec[] = [];
+  const due = [canonical(total)];
+  const settledUp = [total.lte(0.005)];
   let sum = new D(0);
   for (const r of records) {
     sum = sum.plus(r.amount);
     days.push(r.day);
-    settled.push(sum);
+    const left = total.minus(sum);
+    due.push(canonical(left));
+    settledUp.push(left.lte(0.005));
   }
-  return { day: issued ? toDay(issued) : NaN, total: dec(it.total), days, settled };
+  return { day: issued ? toDay(issued) : NaN, days, due, settledUp };
 }
 
 export function indexLedger(raw: RawLedger): ReplayIndex {
@@ -100,23 +106,17 @@ export function inputAt(ix: ReplayIndex, cutoff: string): ForecastInput {
       items.push(it);
       continue;
     }
-    const total = s.total;
     // The payments and allocations dated before the cut-off: a prefix of the day-ordered records.
     let n = 0;
     while (n < s.days.length && s.days[n]! < C) n++;
-    const paid = n > 0 ? s.settled[n - 1]! : new D(0);
-    const lastPaid = n > 0 ? s.days[n - 1]! : -Infinity;
-    const anyRecord = s.days.length > 0;
-    if (!anyRecord && it.status === 'PAID' && it.paidDate) {
+    if (s.days.length === 0 && it.status === 'PAID' && it.paidDate) {
       // Settled without a payment or allocation on record (written off, offset): its paid date is all we know.
       if (toDay(it.paidDate) < C) items.push({ ...it, amountDue: '0' });
       else items.push({ ...it, status: 'AUTHORISED', paidDate: null, amountDue: it.total });
       continue;
     }
-    const due = total.minus(paid);
-    if (due.lte(0.005) && lastPaid > -Infinity) items.push({ ...it, status: 'PAID', paidDate: fromDay(lastPaid), amountDue: '0' });
-    else if (due.lte(0.005)) items.push({ ...it, status: 'PAID', paidDate: it.paidDate, amountDue: '0' });
-    else items.push({ ...it, status: 'AUTHORISED', paidDate: null, amountDue: canonical(due) });
+    if (s.settledUp[n]) items.push({ ...it, status: 'PAID', paidDate: n > 0 ? fromDay(s.days[n - 1]!) : it.paidDate, amountDue: '0' });
+    else items.push({ ...it, status: 'AUTHORISED', paidDate: null, amountDue: s.due[n]! });
   }
   const after = movedSince(ix.movements, C);
   return {

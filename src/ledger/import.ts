@@ -95,15 +95,22 @@ export interface ImportSummary {
   baseCurrencyChanged?: { from: string; to: string };
 }
 
+/** The files an import reads: one per resource. */
+const WANTED: ReadonlySet<string> = new Set(RESOURCES.map((r) => `${r}.json`));
+
+/** Why a file of the folder is not read. */
+function skipReason(name: string, isFile: boolean): string {
+  if (!isFile) return 'not a file';
+  if (NOT_READ[name]) return NOT_READ[name]!;
+  if (!name.endsWith('.json')) return 'not a .json file';
+  return `not a resource this import reads (it reads ${[...WANTED].join(', ')})`;
+}
+
 /** The files of the folder this import does not read, and why. */
-async function skippedEntries(dir: string, wanted: ReadonlySet<string>): Promise<SkippedFile[]> {
+async function skippedEntries(dir: string): Promise<SkippedFile[]> {
   const skipped: SkippedFile[] = [];
   for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    if (wanted.has(entry.name)) continue;
-    if (!entry.isFile()) skipped.push({ file: entry.name, reason: 'not a file' });
-    else if (NOT_READ[entry.name]) skipped.push({ file: entry.name, reason: NOT_READ[entry.name]! });
-    else if (!entry.name.endsWith('.json')) skipped.push({ file: entry.name, reason: 'not a .json file' });
-    else skipped.push({ file: entry.name, reason: `not a resource this import reads (it reads ${[...wanted].join(', ')})` });
+    if (!WANTED.has(entry.name)) skipped.push({ file: entry.name, reason: skipReason(entry.name, entry.isFile()) });
   }
   return skipped;
 }
@@ -179,27 +186,50 @@ function checkLedger(batch: LedgerBatch, org: { baseCurrency: string; ledgerTena
   return baseCurrencyChanged;
 }
 
+/** Imports a folder of Xero response bodies (the module's comment says how). */
 export async function importDirectory(db: Db, orgId: string, dir: string, opts: ImportOptions): Promise<ImportSummary> {
-  const started = Date.now();
   const isDir = await stat(dir).then(
     (st) => st.isDirectory(),
     () => false,
   );
   if (!isDir) throw new ImportError(`${dir}: not a directory`);
+  const skipped = await skippedEntries(dir);
+  return importSource(db, orgId, { where: dir, skipped, read: (file) => readResourceFile(join(dir, file), file) }, opts);
+}
 
+/**
+ * Imports Xero response bodies held in memory, by file name (what a folder
+ * would hold: the demo generator's, a converted data set), exactly as the
+ * folder of those files would be imported; the run records `where` as its folder.
+ */
+export async function importFiles(db: Db, orgId: string, files: Readonly<Record<string, unknown>>, opts: ImportOptions & { where?: string }): Promise<ImportSummary> {
+  const names = Object.keys(files).sort((a, b) => (a < b ? -1 : 1));
+  const skipped = names.filter((n) => !WANTED.has(n)).map((file) => ({ file, reason: skipReason(file, true) }));
+  const read = async (file: string) => (Object.hasOwn(files, file) ? JSON.stringify(files[file]) : null);
+  return importSource(db, orgId, { where: opts.where ?? '(in memory)', skipped, read }, opts);
+}
+
+/** Where an import's files come from: a folder's name, what it holds that is not read, and a resource file's text (null when absent). */
+interface ImportSource {
+  where: string;
+  skipped: SkippedFile[];
+  read: (file: string) => Promise<string | null>;
+}
+
+async function importSource(db: Db, orgId: string, source: ImportSource, opts: ImportOptions): Promise<ImportSummary> {
+  const started = Date.now();
+  const { where: dir, skipped } = source;
   const org = await orgLedgerInfo(db, orgId);
   if (!org) throw new ImportError(`organisation ${orgId} not found`);
 
   // 1. Read and validate everything; say what is not read, and why.
   const batch = emptyBatch();
   const files: string[] = [];
-  const wanted = new Set(RESOURCES.map((r) => `${r}.json`));
-  const skipped = await skippedEntries(dir, wanted);
   const counts = Object.fromEntries([...RESOURCES, 'JournalLines'].map((r) => [r, 0])) as ImportSummary['counts'];
   const ctx = { orgId, now: opts.now, baseCurrency: org.baseCurrency };
   for (const resource of RESOURCES) {
     const file = `${resource}.json`;
-    const text = await readResourceFile(join(dir, file), file);
+    const text = await source.read(file);
     if (text === null) continue;
     if (text.trim() === '' || text.trim() === '\ufeff') {
       skipped.push({ file, reason: 'empty file' });
@@ -212,7 +242,7 @@ export async function importDirectory(db: Db, orgId: string, dir: string, opts: 
 
   if (files.length === 0) {
     throw new ImportError(
-      `${dir}: no Xero file to import: looked for ${[...wanted].join(', ')}` +
+      `${dir}: no Xero file to import: looked for ${[...WANTED].join(', ')}` +
         (skipped.length ? `; found only ${skipped.map((f) => f.file).join(', ')}` : '; the folder is empty'),
     );
   }

@@ -6,13 +6,10 @@
  * keys are revoked, since secrets are never stored and cannot be shown again)
  * and serves.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Db } from '../store/db.js';
 import { hasImportRun } from '../store/queries/connections.js';
-import { generateDemo, ROASTER, WHOLESALER, writeXeroFiles } from '../demo/generate.js';
-import { importDirectory } from '../ledger/import.js';
+import { generateDemo, ROASTER, WHOLESALER } from '../demo/generate.js';
+import { importFiles } from '../ledger/import.js';
 import {
   createKey,
   createOrg,
@@ -74,13 +71,7 @@ export async function setupDemo(db: Db, now: Date, progress: Progress, opts: { l
       await createOrg(db, { id: demo.id, name: demo.name, plan: demo.plan, ownerName: 'Demo owner', now });
     }
     const out = generateDemo({ seed: demo.seed, asOf: now, scale: demo.scale, name: demo.name, profile: demo.profile, onProgress: (step, d, t) => progress(`generate ${demo.name}: ${step}`, d, t) });
-    const dir = mkdtempSync(join(tmpdir(), 'cashline-demo-'));
-    try {
-      writeXeroFiles(dir, out.files);
-      await importDirectory(db, demo.id, dir, { now, onProgress: (e) => progress(`import ${demo.name}: ${e.resource}`, e.done, e.total) });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await importFiles(db, demo.id, out.files, { now, where: `(the demo generator, seed ${demo.seed})`, onProgress: (e) => progress(`import ${demo.name}: ${e.resource}`, e.done, e.total) });
     for (const contactId of out.sensitive.contactIds) await setContactSensitive(db, demo.id, contactId, true);
     for (const code of out.sensitive.accountCodes) await setAccountSensitive(db, demo.id, code, true);
     orgs.push({ id: demo.id, name: demo.name, created: true });

@@ -9,30 +9,21 @@
  *   of `now`, set up once per run and backend and copied into each file's
  *   store (helpers/fixtures.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestApi, type TestApi, type TestApiOptions } from './http.js';
 import { type Fixture, storeWith } from './fixtures.js';
-import { generateDemo, writeXeroFiles } from '../../src/demo/generate.js';
-import { importDirectory } from '../../src/ledger/import.js';
+import { generateDemo } from '../../src/demo/generate.js';
+import { importFiles } from '../../src/ledger/import.js';
 import { setContactSensitive } from '../../src/store/tenancy.js';
 import { type DemoSetup, setupDemo } from '../../src/server/demo.js';
 import type { StoreKind } from '../../src/store/db.js';
 
 export async function orgWithDemoBooks(api: TestApi, opts: { name: string; now: Date; seed: number; scale?: number }): Promise<{ orgId: string; sensitiveContactIds: string[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'cashline-demo-books-'));
-  try {
-    const demo = generateDemo({ asOf: opts.now, scale: opts.scale ?? 0.2, seed: opts.seed });
-    writeXeroFiles(dir, demo.files);
-    const orgId = (await api.org({ name: opts.name, plan: 'Reserve' })).orgId;
-    await importDirectory(api.store.db, orgId, dir, { now: opts.now });
-    await api.ledger(orgId);
-    for (const id of demo.sensitive.contactIds) await setContactSensitive(api.store.db, orgId, id, true);
-    return { orgId, sensitiveContactIds: demo.sensitive.contactIds };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const demo = generateDemo({ asOf: opts.now, scale: opts.scale ?? 0.2, seed: opts.seed });
+  const orgId = (await api.org({ name: opts.name, plan: 'Reserve' })).orgId;
+  await importFiles(api.store.db, orgId, demo.files, { now: opts.now });
+  await api.ledger(orgId);
+  for (const id of demo.sensitive.contactIds) await setContactSensitive(api.store.db, orgId, id, true);
+  return { orgId, sensitiveContactIds: demo.sensitive.contactIds };
 }
 
 const quiet = Object.assign(() => {}, { done: () => {} });

@@ -4,12 +4,9 @@
  * fast client settings, and a snapshot of everything stored for comparisons.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { generateDemo, writeXeroFiles, type DemoOutput } from '../../src/demo/generate.js';
-import { importDirectory } from '../../src/ledger/import.js';
+import { generateDemo, type DemoOutput } from '../../src/demo/generate.js';
+import { importFiles } from '../../src/ledger/import.js';
 import { connectLedger, type SyncOptions } from '../../src/ledger/sync/sync.js';
 import { Keyring } from '../../src/ledger/seal.js';
 import { type Db, rows } from '../../src/store/db.js';
@@ -76,13 +73,7 @@ export function syncOpts(server: XeroServer, extra: Partial<SyncOptions> = {}): 
 /** Imports the same demo files into a new organisation (the reference a sync must match). */
 export async function importedOrg(db: Db, scale?: number): Promise<string> {
   const { orgId } = await createOrg(db, { name: 'Imported reference', now: NOW });
-  const dir = mkdtempSync(join(tmpdir(), 'cashline-sync-ref-'));
-  try {
-    writeXeroFiles(dir, demo(scale).files);
-    await importDirectory(db, orgId, dir, { now: NOW });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  await importFiles(db, orgId, demo(scale).files, { now: NOW });
   return orgId;
 }
 

@@ -6,15 +6,12 @@
  * and the Online Retail purchase history, converted to Xero bodies and
  * imported.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Db } from '../../src/store/db.js';
 import { createOrg } from '../../src/store/tenancy.js';
 import { insertSynthetic, syntheticLedger, type SyntheticLedger } from '../../src/backtest/synthetic.js';
-import { writeXeroFiles } from '../../src/demo/generate.js';
 import { convertOnlineRetail } from '../../src/demo/online-retail.js';
-import { importDirectory } from '../../src/ledger/import.js';
+import { importFiles } from '../../src/ledger/import.js';
 
 /** The synthetic books' today. */
 export const SYNTH_AS_OF = '2026-06-30';
@@ -48,15 +45,9 @@ export function dropLines(files: Record<string, unknown>): void {
  * figures are the same to the last digit; measured 2026-11-27).
  */
 export async function importOnlineRetail(db: Db): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'cashline-online-retail-'));
-  try {
-    const out = await convertOnlineRetail(RETAIL_CSV);
-    dropLines(out.files);
-    writeXeroFiles(dir, out.files);
-    const { orgId } = await createOrg(db, { id: RETAIL_ORG_ID, name: 'Online Retail', now: RETAIL_NOW, timezone: 'Europe/London', baseCurrency: 'GBP' });
-    await importDirectory(db, orgId, dir, { now: RETAIL_NOW });
-    return orgId;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const out = await convertOnlineRetail(RETAIL_CSV);
+  dropLines(out.files);
+  const { orgId } = await createOrg(db, { id: RETAIL_ORG_ID, name: 'Online Retail', now: RETAIL_NOW, timezone: 'Europe/London', baseCurrency: 'GBP' });
+  await importFiles(db, orgId, out.files, { now: RETAIL_NOW });
+  return orgId;
 }
