@@ -22,14 +22,12 @@
  * Usage: npx tsx bench/bands.ts [--force] [--only NAME] [--seeds N,N|none] (or npm run bench -- bands)
  * Env:   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
  */
-import pg from 'pg';
-import { openStore, type Db } from '../src/store/db.js';
-import { migrate } from '../src/store/migrate.js';
+import { openStore } from '../src/store/db.js';
 import { orgMeta } from '../src/store/queries/organisation.js';
 import { loadRawLedger } from '../src/store/queries/raw-ledger.js';
 import { backtestLedger, type BacktestResult } from '../src/backtest/index.js';
 import { DEMO_ORGS } from '../src/server/demo.js';
-import { bestBaselinePinball, DEMO_SCHEMA, DEMO_TODAY, demoBusinessOfSeed, LAST_TWO_YEARS, loadDemo } from './demo-replays.js';
+import { bestBaselinePinball, DEMO_SCHEMA, DEMO_TODAY, demoBusinessOfSeed, LAST_TWO_YEARS, loadDemo, readyLedger, type BenchLedger } from './demo-replays.js';
 import { BENCH_URL } from './gen-large-org.js';
 import { importOnlineRetail, loadSynthetic, RETAIL_ORG_ID, SYNTH_AS_OF } from '../test/helpers/replay-ledgers.js';
 
@@ -37,12 +35,7 @@ const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const log = (m: string) => process.stderr.write(`[bands] ${m}\n`);
 
-interface Ledger {
-  schema: string;
-  orgId: string;
-  /** Imports the ledger into an empty, migrated store. */
-  load(db: Db): Promise<void>;
-}
+type Ledger = BenchLedger;
 
 const synthetic = (seed: number): Ledger => ({
   schema: `bench_bands_synth${seed}`,
@@ -83,28 +76,7 @@ const REPLAYS = [
   ...seeded,
 ];
 
-/** The ledger's schema, imported unless it already holds the organisation (or --force). */
-async function ready(l: Ledger): Promise<void> {
-  const admin = new pg.Client(BENCH_URL);
-  await admin.connect();
-  try {
-    if (args.includes('--force')) await admin.query(`drop schema if exists ${l.schema} cascade`);
-    await admin.query(`create schema if not exists ${l.schema}`);
-  } finally {
-    await admin.end();
-  }
-  const store = await openStore({ databaseUrl: BENCH_URL, searchPath: l.schema, poolSize: 4 });
-  try {
-    await migrate(store.db);
-    if (await orgMeta(store.db, l.orgId)) return;
-    log(`importing ${l.schema}`);
-    const t0 = Date.now();
-    await l.load(store.db);
-    log(`imported ${l.schema} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  } finally {
-    await store.close();
-  }
-}
+const ready = (l: Ledger) => readyLedger(l, { force: args.includes('--force'), log });
 
 const f = (x: number) => x.toFixed(3);
 const range = (xs: readonly { coverage80: number }[]) => `${f(Math.min(...xs.map((h) => h.coverage80)))}-${f(Math.max(...xs.map((h) => h.coverage80)))}`;

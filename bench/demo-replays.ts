@@ -4,7 +4,11 @@
  * imported into one PostgreSQL schema, the weeks of the last two years they
  * are scored on, and the best baseline they are measured against.
  */
-import type { Db } from '../src/store/db.js';
+import pg from 'pg';
+import { openStore, type Db } from '../src/store/db.js';
+import { migrate } from '../src/store/migrate.js';
+import { orgMeta } from '../src/store/queries/organisation.js';
+import { BENCH_URL } from './gen-large-org.js';
 import type { BacktestResult } from '../src/backtest/index.js';
 import { DEMO_ORGS, setupDemo } from '../src/server/demo.js';
 import { generateDemo } from '../src/demo/generate.js';
@@ -51,4 +55,34 @@ export function demoBusinessOfSeed(which: 0 | 1, seed: number) {
 /** The best baseline's receipts pinball: the least of the three baselines', what Cashline's is set against. */
 export function bestBaselinePinball(b: BacktestResult): number {
   return Math.min(b.methods.due_date.receipts.pinball, b.methods.median_delay.receipts.pinball, b.methods.naive_run_rate.receipts.pinball);
+}
+
+/** A replayed ledger: the schema of the bench database it is kept in, its organisation, and how to import it into an empty, migrated store. */
+export interface BenchLedger {
+  schema: string;
+  orgId: string;
+  load(db: Db): Promise<void>;
+}
+
+/** The ledger's schema, migrated and imported unless it already holds the organisation (or `force`: dropped first). */
+export async function readyLedger(l: BenchLedger, opts: { force?: boolean; log: (m: string) => void }): Promise<void> {
+  const admin = new pg.Client(BENCH_URL);
+  await admin.connect();
+  try {
+    if (opts.force) await admin.query(`drop schema if exists ${l.schema} cascade`);
+    await admin.query(`create schema if not exists ${l.schema}`);
+  } finally {
+    await admin.end();
+  }
+  const store = await openStore({ databaseUrl: BENCH_URL, searchPath: l.schema, poolSize: 4 });
+  try {
+    await migrate(store.db);
+    if (await orgMeta(store.db, l.orgId)) return;
+    opts.log(`importing ${l.schema}`);
+    const t0 = Date.now();
+    await l.load(store.db);
+    opts.log(`imported ${l.schema} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  } finally {
+    await store.close();
+  }
 }

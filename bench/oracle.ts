@@ -35,7 +35,6 @@
  * Env:   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
  */
 import { openStore } from '../src/store/db.js';
-import { migrate } from '../src/store/migrate.js';
 import { orgMeta } from '../src/store/queries/organisation.js';
 import { loadRawLedger } from '../src/store/queries/raw-ledger.js';
 import { backtestLedger } from '../src/backtest/index.js';
@@ -46,7 +45,7 @@ import { quantileOf } from '../src/domain/forecast/calibrate.js';
 import { generateDemo, type CustomerTruth } from '../src/demo/generate.js';
 import { cadenceGap, CREDIT_ALLOCATED, CREDIT_SHARES, CREDITED, invoiceLines, orderScale, orderTarget, paymentDelay, SKIPPED, VOIDED } from '../src/demo/sales.js';
 import { DEMO_ORGS } from '../src/server/demo.js';
-import { bestBaselinePinball, DEMO_NOW, DEMO_SCHEMA, DEMO_TODAY, demoBusinessOfSeed, LAST_TWO_YEARS, loadDemo } from './demo-replays.js';
+import { bestBaselinePinball, DEMO_NOW, DEMO_SCHEMA, DEMO_TODAY, demoBusinessOfSeed, LAST_TWO_YEARS, loadDemo, readyLedger } from './demo-replays.js';
 import type { Db } from '../src/store/db.js';
 import { Rng } from '../src/domain/random.js';
 import { D } from '../src/domain/money.js';
@@ -184,12 +183,8 @@ console.log('| replay | cut-offs | receipts pinball: oracle / cashline / best ba
 console.log('|---|---|---|---|---|---|---|');
 for (const r of REPLAYS) {
   if (only && !r.name.toLowerCase().includes(only.toLowerCase())) continue;
+  await readyLedger({ schema: r.schema, orgId: r.org.id, load: r.load }, { log });
   const store = await openStore({ databaseUrl: BENCH_URL, searchPath: r.schema, poolSize: 2 });
-  await migrate(store.db);
-  if (!(await orgMeta(store.db, r.org.id))) {
-    log(`importing ${r.org.name} into ${r.schema}`);
-    await r.load(store.db);
-  }
   const raw = await loadRawLedger(store.db, (await orgMeta(store.db, r.org.id))!);
   await store.close();
   const ix = indexLedger(raw);
