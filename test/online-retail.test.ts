@@ -74,6 +74,15 @@ describe('Online Retail converter', () => {
     const b = await convertOnlineRetail(CSV, { maxRows: 3_000 });
     expect(JSON.stringify(a.files)).toBe(JSON.stringify(b.files));
   });
+
+  it('without lines ({ lines: false }: the replays, the analytics): the same documents, totals and counts, no LineItems', async () => {
+    const [withLines, without] = await Promise.all([convertOnlineRetail(CSV, { maxRows: 3_000 }), convertOnlineRetail(CSV, { maxRows: 3_000, lines: false })]);
+    const stripped = JSON.parse(JSON.stringify(withLines.files, (key, value: unknown) => (key === 'LineItems' ? undefined : value)));
+    expect(JSON.stringify(withLines.files)).toContain('"LineItems"');
+    expect(JSON.stringify(without.files)).not.toContain('"LineItems"');
+    expect(without.files).toEqual(stripped);
+    expect(without.counts).toEqual(withLines.counts);
+  });
 });
 
 describe.each(BACKENDS)('Online Retail imported on %s', (kind) => {
