@@ -46,11 +46,10 @@ export default async function setup(project: TestProject) {
  * Every run creates and drops a few hundred schemas in the test database (a
  * store per test file and backend, each migrated: some forty tables), which
  * leaves their catalog rows dead. A server with autovacuum off (as this
- * project's machines run it) never reclaims them, and run after run every
- * catalog look-up and DDL slows: the same commit took 10m15s and, five runs
- * later, 12m15s (pg_attribute 2,652 live rows, 607,690 dead). So each run
- * starts by vacuuming the test database (about 2 s after those runs, well
- * under one on a fresh server).
+ * project's machines run it: conf.d/90-ci.conf) never reclaims them: after
+ * six runs pg_attribute held 2,652 live rows and 607,690 dead. So each run
+ * starts by vacuuming the test database (about 2 s after those six runs,
+ * well under one on a fresh server).
  */
 async function vacuumTestDatabase(): Promise<void> {
   const client = new pg.Client({ connectionString: PG_TEST_URL });
