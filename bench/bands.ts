@@ -35,17 +35,15 @@ const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const log = (m: string) => process.stderr.write(`[bands] ${m}\n`);
 
-type Ledger = BenchLedger;
-
-const synthetic = (seed: number): Ledger => ({
+const synthetic = (seed: number): BenchLedger => ({
   schema: `bench_bands_synth${seed}`,
   orgId: `00000000-0000-4000-8000-0000000b000${seed}`,
   load: async (db) => void (await loadSynthetic(db, seed)),
 });
 
-const demo: Ledger = { schema: DEMO_SCHEMA, orgId: DEMO_ORGS[0].id, load: (db) => loadDemo(db, log) };
+const demo: BenchLedger = { schema: DEMO_SCHEMA, orgId: DEMO_ORGS[0].id, load: (db) => loadDemo(db, log) };
 
-const retail: Ledger = {
+const retail: BenchLedger = {
   schema: 'bench_bands_retail',
   orgId: RETAIL_ORG_ID,
   load: async (db) => void (await importOnlineRetail(db)),
@@ -59,7 +57,7 @@ const SEEDS = (args.includes('--seeds') ? args[args.indexOf('--seeds') + 1]! : '
 const seeded = SEEDS.flatMap((seed) =>
   ([0, 1] as const).map((which) => {
     const b = demoBusinessOfSeed(which, seed);
-    const ledger: Ledger = { schema: b.schema, orgId: b.orgId, load: b.load };
+    const ledger: BenchLedger = { schema: b.schema, orgId: b.orgId, load: b.load };
     return { name: `${which === 0 ? 'Demo wholesaler' : 'Demo roaster'} of seed ${seed}, weekly 2024-11-25..2026-08-17`, ledger, ...LAST_TWO_YEARS, every: 7, today: DEMO_TODAY };
   }),
 );
@@ -76,7 +74,7 @@ const REPLAYS = [
   ...seeded,
 ];
 
-const ready = (l: Ledger) => readyLedger(l, { force: args.includes('--force'), log });
+const ready = (l: BenchLedger) => readyLedger(l, { force: args.includes('--force'), log });
 
 const f = (x: number) => x.toFixed(3);
 const range = (xs: readonly { coverage80: number }[]) => `${f(Math.min(...xs.map((h) => h.coverage80)))}-${f(Math.max(...xs.map((h) => h.coverage80)))}`;

@@ -153,8 +153,7 @@ function contactFor(contacts: Map<string, Body>, doc: Doc): Body {
   return c;
 }
 
-/** A document's line items (absolute amounts for a credit note). */
-/** A document's line amounts, as its lines carry them (credit notes' positive). */
+/** A document's line amounts, as its lines carry them (credit notes' positive): its total is their sum. */
 function lineAmountsOf(doc: Doc, credit: boolean): number[] {
   return doc.rows.map((r) => {
     const amount = new D(r.qty).times(r.price);
@@ -162,17 +161,17 @@ function lineAmountsOf(doc: Doc, credit: boolean): number[] {
   });
 }
 
-function lineItemsOf(doc: Doc, credit: boolean) {
+/** A document's line items (absolute amounts for a credit note), with their `amounts` (lineAmountsOf). */
+function lineItemsOf(doc: Doc, credit: boolean, amounts: readonly number[]) {
   return doc.rows.map((r, i) => {
     const qty = new D(r.qty);
-    const amount = qty.times(r.price);
     return {
       LineItemID: stableGuid(`line:${doc.number}:${i}`),
       Description: r.desc,
       ItemCode: r.stock,
       Quantity: num(credit ? qty.abs() : qty),
       UnitAmount: num(new D(r.price)),
-      LineAmount: num(credit ? amount.abs() : amount),
+      LineAmount: amounts[i]!,
       TaxAmount: 0,
       TaxType: 'NONE',
       AccountCode: '200',
@@ -266,8 +265,9 @@ function convertDocs(docs: Map<string, Doc>, bank: { AccountID: string; Code: st
   for (const doc of docs.values()) {
     if (++done % 5_000 === 0) progress('convert', done, docs.size);
     const credit = doc.number.startsWith('C');
-    const lineItems = withLines ? lineItemsOf(doc, credit) : undefined;
-    const total = (lineItems ? lineItems.map((l) => l.LineAmount) : lineAmountsOf(doc, credit)).reduce((a: InstanceType<typeof D>, x) => a.plus(String(x)), new D(0));
+    const amounts = lineAmountsOf(doc, credit);
+    const total = amounts.reduce((a, x) => a.plus(String(x)), new D(0));
+    const lineItems = withLines ? lineItemsOf(doc, credit, amounts) : undefined;
     if (total.lte(0)) {
       out.skipped++;
       continue;

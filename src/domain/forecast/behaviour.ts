@@ -104,16 +104,16 @@ export function orgDelayDist(paid: Counts, open: readonly number[]): DelayDist {
 }
 
 /** A customer's distribution: own paid delays (the last 12) plus PRIOR_WEIGHT of its prior's (peerPriors; the organisation's). */
-export function customerDelayDist(org: DelayDist, delays: readonly number[]): DelayDist {
-  if (delays.length === 0) return org;
+export function customerDelayDist(prior: DelayDist, delays: readonly number[]): DelayDist {
+  if (delays.length === 0) return prior;
   const own = delays.slice(-12);
   const n = own.length;
   const total = n + PRIOR_WEIGHT;
   const pmf = new Float64Array(DN);
   const w = PRIOR_WEIGHT / total;
-  for (let i = 0; i < DN; i++) pmf[i] = org.pmf[i]! * w;
+  for (let i = 0; i < DN; i++) pmf[i] = prior.pmf[i]! * w;
   smoothInto(pmf, 0, own, 1, total);
-  return finish(pmf, org.never * w);
+  return finish(pmf, prior.never * w);
 }
 
 /**
