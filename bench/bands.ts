@@ -19,7 +19,10 @@
  * --seeds none leaves them out) and replayed alike: what the goals look like
  * on books the engine has never seen.
  *
- * Usage: npx tsx bench/bands.ts [--force] [--only NAME] [--seeds N,N|none] (or npm run bench -- bands)
+ * With --reliability: every replay's reliability table, and the demo's kinds
+ * of business (each replayed weekly over its last two years) pooled into one.
+ *
+ * Usage: npx tsx bench/bands.ts [--force] [--only NAME] [--seeds N,N|none] [--reliability] (or npm run bench -- bands)
  * Env:   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
  */
 import { openStore } from '../src/store/db.js';
@@ -74,6 +77,40 @@ const REPLAYS = [
   ...seeded,
 ];
 
+/** The shortfall probability's reliability over several replays' cells at once: each bin's cells, mean predicted and observed frequency, and the Brier score. */
+class PooledReliability {
+  private readonly bins = Array.from({ length: 10 }, () => ({ n: 0, predicted: 0, observed: 0 }));
+  private cells = 0;
+  private brier = 0;
+  private climatology = 0;
+  private replays = 0;
+
+  add(b: BacktestResult): void {
+    this.replays++;
+    b.shortfall.bins.forEach((x, i) => {
+      const bin = this.bins[i]!;
+      bin.n += x.n;
+      bin.predicted += x.n * x.predicted;
+      bin.observed += x.n * x.observed;
+    });
+    this.cells += b.shortfall.cells;
+    this.brier += b.shortfall.cells * b.shortfall.brier;
+    this.climatology += b.shortfall.cells * b.shortfall.brierClimatology;
+  }
+
+  table(): string[] {
+    const out = [
+      `\nThe demo's kinds of business, ${this.replays} replays of their last two years pooled (${this.cells} cells): the shortfall probability (closing cash below the opening cash of the cut-off), Brier ${f(this.brier / this.cells)} (base rate ${f(this.climatology / this.cells)})`,
+      '| predicted | cells | mean predicted | observed |',
+      '|---|---|---|---|',
+    ];
+    this.bins.forEach((x, i) => {
+      if (x.n > 0) out.push(`| ${(i / 10).toFixed(1)}-${((i + 1) / 10).toFixed(1)} | ${x.n} | ${f(x.predicted / x.n)} | ${f(x.observed / x.n)} |`);
+    });
+    return out;
+  }
+}
+
 const ready = (l: BenchLedger) => readyLedger(l, { force: args.includes('--force'), log });
 
 const f = (x: number) => x.toFixed(3);
@@ -98,6 +135,7 @@ function row(name: string, b: BacktestResult): string {
 console.log('| replay | cut-offs | coverage80 receipts / payments / closing | by week ahead (min-max) | receipts pinball: cashline / best baseline | open receivables WAPE: cashline / due_date / median_delay | shortfall Brier: cashline / base rate |');
 console.log('|---|---|---|---|---|---|---|');
 const reliability: string[] = [];
+const pool = new PooledReliability();
 for (const r of REPLAYS) {
   if (only && !r.name.toLowerCase().includes(only.toLowerCase())) continue;
   await ready(r.ledger);
@@ -116,10 +154,13 @@ for (const r of REPLAYS) {
   });
   process.stderr.write(` (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
   console.log(row(r.name, b));
-  if (r.ledger.schema.includes('synth')) {
+  // The demo's kinds of business, each replayed once over its last two years: their cells pooled (--reliability).
+  if (r.name.includes('weekly 2024-11-25..2026-08-17') && b.shortfall.brierClimatology > 0) pool.add(b);
+  if (r.ledger.schema.includes('synth') || args.includes('--reliability')) {
     reliability.push(`\n${r.name}: the shortfall probability (${b.shortfall.event}), Brier ${b.shortfall.brier} (base rate ${b.shortfall.brierClimatology})`);
     reliability.push('| predicted | cells | mean predicted | observed |', '|---|---|---|---|');
     for (const x of b.shortfall.bins) if (x.n > 0) reliability.push(`| ${x.from.toFixed(1)}-${x.to.toFixed(1)} | ${x.n} | ${x.predicted.toFixed(3)} | ${x.observed.toFixed(3)} |`);
   }
 }
 for (const line of reliability) console.log(line);
+if (args.includes('--reliability')) for (const line of pool.table()) console.log(line);
