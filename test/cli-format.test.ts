@@ -13,7 +13,7 @@ import { numericFields, renderTable } from '../src/cli/format.js';
 import { forecastChart, groupThousands, type ForecastChartInput } from '../src/cli/chart.js';
 import { ContactDrillResponse, InvoicesResponse } from '../src/schemas/ledger.js';
 import { StatusResponse } from '../src/schemas/status.js';
-import { firstSentence, runCli, TABLE_WIDTH } from '../src/cli/main.js';
+import { firstSentence, runCli, TABLE_FIRST, TABLE_WIDTH } from '../src/cli/main.js';
 import EXAMPLES from '../src/schemas/examples.json' with { type: 'json' };
 
 const forecast = JSON.parse(readFileSync(resolve(import.meta.dirname, 'fixtures', 'forecast-response.json'), 'utf8')) as ForecastChartInput & {
@@ -209,6 +209,28 @@ describe('--format table', () => {
     expect(rejoined).toBe(narrative);
   });
 
+  it("issue 17: a forecast's weeks keep what a person reads first (inflow, outflow, closing, its 80% band, the shortfall chance) and leave the accounts' breakdown out", () => {
+    const out = renderTable(examples['/api/agent/forecast'], { ...numericFields(entry('forecast').response), width: TABLE_WIDTH, first: TABLE_FIRST.forecast! });
+    const lines = out.split('\n');
+    const head = lines.findIndex((l) => l.startsWith('weekStart '));
+    expect(lines[head]).toMatch(/^weekStart +inflow +outflow +closing +closing P10 +closing P90 +shortfall$/);
+    const body = examples['/api/agent/forecast'] as { weeks: { closing: string; bands: { closing: { p10: string; p90: string } } }[] };
+    const rows = lines.slice(head + 2, head + 2 + body.weeks.length);
+    rows.forEach((r, i) => {
+      const cells = r.trim().split(/\s+/);
+      // closing, P10 and P90 are the week's, exact, right-aligned money.
+      expect(cells.slice(3, 6).map(Number)).toEqual([body.weeks[i]!.closing, body.weeks[i]!.bands.closing.p10, body.weeks[i]!.bands.closing.p90].map(Number));
+    });
+    const p10 = lines[head]!.indexOf('closing P10') + 'closing P10'.length;
+    expect(new Set(rows.map((r) => r.slice(0, p10).lastIndexOf('.')))).toEqual(new Set([p10 - 3]));
+    // The accounts' breakdown (a map keyed by account) says least: left out, and named.
+    expect(lines[head]).not.toContain('categories');
+    expect(out).toMatch(/\(not shown, to fit 80 columns: [^)]*categories\.…/);
+    // Without the hint, a map's field is still no column a person reads first (a name under categories.accounts is not a contact's).
+    const plain = renderTable(examples['/api/agent/forecast'], { ...numericFields(entry('forecast').response), width: TABLE_WIDTH });
+    expect(plain.split('\n').find((l) => l.startsWith('weekStart '))).not.toContain('categories');
+  });
+
   it('leaves a table that fits as it is', () => {
     const narrow = renderTable({ rows: [{ code: '200', balance: '1.5' }] }, { width: TABLE_WIDTH });
     expect(narrow).toBe(renderTable({ rows: [{ code: '200', balance: '1.5' }] }));
@@ -259,9 +281,11 @@ describe('forecast chart', () => {
     expect(rows).toHaveLength(13);
     rows.forEach((r, i) => {
       expect(r.startsWith(`${String(i + 1).padStart(2)}  ${forecast.weeks[i]!.weekStart}  `)).toBe(true);
-      expect(r).toContain(groupThousands(forecast.weeks[i]!.closing));
+      // The exact amount, as --format table shows money: grouped, and in cents ('18250.4' as 18,250.40).
+      const [whole, fraction = ''] = forecast.weeks[i]!.closing.split('.');
+      expect(r).toContain(`${groupThousands(whole!)}.${fraction.padEnd(2, '0')}`);
     });
-    expect(out).toContain(`starting 18,250.4, ending 7,050.35, lowest -1,449.9 (week 7, ${forecast.weeks[6]!.weekStart})`);
+    expect(out).toContain(`starting 18,250.40, ending 7,050.35, lowest -1,449.90 (week 7, ${forecast.weeks[6]!.weekStart})`);
     expect(rows[6]).toMatch(/<- lowest$/);
     expect(rows.filter((r) => r.includes('<- lowest'))).toHaveLength(1);
   });

@@ -5,9 +5,12 @@
  * bar per week, drawn from a zero axis (negative weeks to the left of it),
  * labelled with the week's start and its exact closing amount. Pure: text in,
  * text out. Bar lengths are computed with decimal.js (amounts are decimal
- * strings, never floats); the labels are the API's strings, unchanged.
+ * strings, never floats); the labels are the API's amounts, exact, shown as
+ * `--format table` shows money: thousands grouped, and cents when any amount
+ * has a fraction ('310557.8' as 310,557.80; never rounded).
  */
 import { Decimal } from 'decimal.js';
+import { fractionDigits, padFraction } from './format.js';
 
 /** The fields of a ForecastResponse the chart reads (spec 2.3). */
 export interface ForecastChartInput {
@@ -50,6 +53,10 @@ export function forecastChart(f: ForecastChartInput, opts: ChartOptions = {}): s
   if (f.ledgerAlert) lines.push(`LEDGER ALERT [${f.ledgerAlert.severity}]: ${f.ledgerAlert.message}`);
   if (!weeks.length) return `${[...lines, '(no weeks)'].join('\n')}\n`;
 
+  // Every amount the chart states, with as many fraction digits as the most precise (at least two when any).
+  const stated = [f.startingCash, f.endingCash, f.minClosingCash ?? '0', ...weeks.flatMap((w) => [w.closing, ...(w.bands ? [w.bands.closing.p10, w.bands.closing.p90] : [])])];
+  const most = Math.max(0, ...stated.map(fractionDigits));
+  const money = (s: string) => groupThousands(padFraction(s, most === 0 ? 0 : Math.max(2, most)));
   const closings = weeks.map((w) => new Decimal(w.closing));
   const bands = weeks.map((w) => (w.bands ? { lo: new Decimal(w.bands.closing.p10), hi: new Decimal(w.bands.closing.p90) } : null));
   const extremes = [...closings, ...bands.flatMap((b) => (b ? [b.lo, b.hi] : []))];
@@ -72,9 +79,9 @@ export function forecastChart(f: ForecastChartInput, opts: ChartOptions = {}): s
 
   // Column of a value: left of the axis for negative values (column negCols is the first right of it).
   const colOf = (v: Decimal) => (v.isNegative() ? negCols - Math.min(barLen(v), negCols) : negCols + Math.min(barLen(v), posCols) - 1);
-  const labels = weeks.map((w) => groupThousands(w.closing));
+  const labels = weeks.map((w) => money(w.closing));
   const labelWidth = Math.max(...labels.map((l) => l.length));
-  const rangeLabels = bands.map((b) => (b ? `P10 ${groupThousands(b.lo.toFixed())} .. P90 ${groupThousands(b.hi.toFixed())}` : ''));
+  const rangeLabels = weeks.map((w) => (w.bands ? `P10 ${money(w.bands.closing.p10)} .. P90 ${money(w.bands.closing.p90)}` : ''));
   const rangeWidth = Math.max(...rangeLabels.map((l) => l.length));
   weeks.forEach((w, i) => {
     const c = closings[i]!;
@@ -91,7 +98,7 @@ export function forecastChart(f: ForecastChartInput, opts: ChartOptions = {}): s
     lines.push(`${String(i + 1).padStart(2)}  ${w.weekStart}  ${drawn}  ${labels[i]!.padStart(labelWidth)}${range}${mark}`);
   });
   lines.push(
-    `starting ${groupThousands(f.startingCash)}, ending ${groupThousands(f.endingCash)}, lowest ${groupThousands(f.minClosingCash ?? weeks[lowest]!.closing)} (week ${lowest + 1}, ${weeks[lowest]!.weekStart})`,
+    `starting ${money(f.startingCash)}, ending ${money(f.endingCash)}, lowest ${money(f.minClosingCash ?? weeks[lowest]!.closing)} (week ${lowest + 1}, ${weeks[lowest]!.weekStart})`,
   );
   if (closings.some((c) => c.isNegative())) lines.push(`${NEG} below zero`);
   if (bands.some(Boolean)) {
@@ -100,7 +107,7 @@ export function forecastChart(f: ForecastChartInput, opts: ChartOptions = {}): s
   }
   if (f.shortfall) {
     const pct = Math.round(f.shortfall.probability * 100);
-    const below = f.shortfall.threshold === '0' ? 'zero' : groupThousands(f.shortfall.threshold);
+    const below = f.shortfall.threshold === '0' ? 'zero' : money(f.shortfall.threshold);
     const when = f.shortfall.firstLikelyWeekIndex !== null && weeks[f.shortfall.firstLikelyWeekIndex] ? `, most likely first in week ${f.shortfall.firstLikelyWeekIndex + 1} (${weeks[f.shortfall.firstLikelyWeekIndex]!.weekStart})` : '';
     lines.push(`chance of going below ${below} in the 13 weeks: ${pct}%${when}`);
   }

@@ -12,10 +12,12 @@
  * Alerts come first, so a person sees them.
  *
  * With a `width` (the CLI gives the terminal's, 80 when it is not a
- * terminal), every line fits it: a table too wide keeps its first column,
- * its money and its names and numbers first, and leaves out the columns that
- * say least (other ids, slugs, counts of nested lists) with a note naming
- * them; long text cells are wrapped within their column, long values and
+ * terminal), every line fits it: a table too wide keeps its first column
+ * and the columns the command names as read first (`first`: a forecast
+ * week's closing cash and its band), then its money and its names and
+ * numbers, and leaves out the columns that say least (other ids, slugs,
+ * counts of nested lists, the fields of maps the schema types as records)
+ * with a note naming them; long text cells are wrapped within their column, long values and
  * alerts are wrapped under themselves. Money and numbers are never cut.
  */
 import type { z } from 'zod';
@@ -34,10 +36,15 @@ interface ZodInternals {
 const patternOf = (s: ZodInternals) => s._zod.def.checks?.find((c) => c._zod.def.format === 'regex')?._zod.def.pattern?.source;
 const MONEY_PATTERN = patternOf(Money as unknown as ZodInternals);
 
-/** The field names a response schema types as Money (decimal strings) and as numbers, and the fields of each of its objects in their order. */
-export function numericFields(schema: z.ZodType): { money: Set<string>; numbers: Set<string>; shapes: string[][] } {
+/**
+ * The field names a response schema types as Money (decimal strings) and as numbers, the fields of each of its
+ * objects in their order, and the fields that are maps (records: the keys under them are data, an account's id,
+ * not field names).
+ */
+export function numericFields(schema: z.ZodType): { money: Set<string>; numbers: Set<string>; shapes: string[][]; maps: Set<string> } {
   const money = new Set<string>();
   const numbers = new Set<string>();
+  const maps = new Set<string>();
   const shapes: string[][] = [];
   const seen = new Set<unknown>();
   const walk = (node: unknown, key: string | undefined) => {
@@ -53,6 +60,7 @@ export function numericFields(schema: z.ZodType): { money: Set<string>; numbers:
       case 'array':
         return walk(def.element, key);
       case 'record':
+        if (key) maps.add(key);
         return walk(def.valueType, key);
       case 'union':
         return def.options?.forEach((o) => walk(o, key));
@@ -76,7 +84,7 @@ export function numericFields(schema: z.ZodType): { money: Set<string>; numbers:
     }
   };
   walk(schema, undefined);
-  return { money, numbers, shapes };
+  return { money, numbers, shapes, maps };
 }
 
 export interface TableOptions {
@@ -88,6 +96,13 @@ export interface TableOptions {
   width?: number;
   /** The fields of each object of the schema, in order: a table's columns follow its rows' object (an answer stored as JSON may list them otherwise). */
   shapes?: readonly (readonly string[])[];
+  /** Fields that are maps: a column under one (categories.accounts.<key>.inflow) says least to a person. */
+  maps?: ReadonlySet<string>;
+  /**
+   * Columns (dotted names) that say most for this answer, each with its header: kept first when a table must
+   * leave columns out (a forecast week's closing cash and its band: `bands.closing.p10` headed `closing P10`).
+   */
+  first?: Readonly<Record<string, string>>;
 }
 
 /** A text column may be narrowed (its cells wrapped) down to this, or to its header when longer. */
@@ -120,6 +135,8 @@ function wrap(text: string, width: number): string[] {
 
 interface Col {
   name: string;
+  /** Its header, when not its name. */
+  label?: string;
   cells: string[];
   right: boolean;
   money: boolean;
@@ -131,10 +148,11 @@ interface Col {
  * text, and last what says least to a person (LEAST): other ids, slugs, and counts of nested lists.
  */
 const LEAST = 4;
-function priority(c: Col, index: number, firstMoney: number): number {
-  if (index === 0) return 0;
-  // A column of a map keyed by ids (a forecast week's categories.accounts.<account id>.inflow).
-  if (c.name.split('.').some((s) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(s))) return LEAST;
+function priority(c: Col, index: number, firstMoney: number, hints: Pick<TableOptions, 'maps' | 'first'>): number {
+  if (index === 0 || (hints.first && Object.hasOwn(hints.first, c.name))) return 0;
+  // A column of a map (a forecast week's categories.accounts.<account id>.inflow): a segment that is no field name, or one under a map.
+  const segments = c.name.split('.');
+  if (segments.some((s, i) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(s) || (i < segments.length - 1 && hints.maps?.has(s)))) return LEAST;
   if (index === firstMoney || /(name|number)$/i.test(c.name)) return 1;
   if (c.right || /status$|^currency$|^kind$|^severity$|^text$|^message$|date$|^month$|^week/i.test(c.name)) return 2;
   if (/(id|ids|slug)$/i.test(c.name) || c.cells.every((x) => x === '' || /^\[\d+\]$/.test(x))) return LEAST;
@@ -152,16 +170,16 @@ function hiddenNames(names: string[]): string {
 }
 
 /** The columns that fit in `width` and the width of each (text narrowed last), and those left out. */
-function fit(cols: Col[], width: number): { shown: Col[]; widths: number[]; hidden: string[] } {
-  const natural = (c: Col) => Math.max(c.name.length, ...c.cells.map((x) => x.length));
+function fit(cols: Col[], width: number, hints: Pick<TableOptions, 'maps' | 'first'> = {}): { shown: Col[]; widths: number[]; hidden: string[] } {
+  const natural = (c: Col) => Math.max((c.label ?? c.name).length, ...c.cells.map((x) => x.length));
   // Text with spaces may wrap; single words up to TOKEN_MAX (an instant, a code, an id) are not cut.
   const least = (c: Col, i: number) =>
     i === 0 || c.right || (natural(c) <= TOKEN_MAX && !c.cells.some((x) => x.includes(' ')))
       ? natural(c)
-      : Math.min(natural(c), Math.max(TEXT_MIN, c.name.length));
+      : Math.min(natural(c), Math.max(TEXT_MIN, (c.label ?? c.name).length));
   const total = (ws: number[]) => ws.reduce((a, b) => a + b, 0) + 2 * Math.max(0, ws.length - 1);
   const firstMoney = cols.findIndex((c) => c.money);
-  const kept = cols.map((c, i) => ({ c, i, p: priority(c, i, firstMoney) }));
+  const kept = cols.map((c, i) => ({ c, i, p: priority(c, i, firstMoney, hints) }));
   // A table too wide leaves out what says least at once, rather than narrow what says more; then the
   // rest (of two alike, the wider first, so that more columns stay; then the later) until the narrowest
   // form of what is left fits.
@@ -199,9 +217,9 @@ const cell = (v: Json): string => {
   return String(v);
 };
 
-const fractionDigits = (s: string) => (s.includes('.') ? s.length - s.indexOf('.') - 1 : 0);
+export const fractionDigits = (s: string) => (s.includes('.') ? s.length - s.indexOf('.') - 1 : 0);
 /** Pads a decimal string's fraction with zeros to `digits` (same value, aligned decimal point). */
-const padFraction = (s: string, digits: number) => {
+export const padFraction = (s: string, digits: number) => {
   if (!DECIMAL.test(s) || digits === 0) return s;
   const have = fractionDigits(s);
   return `${s}${have === 0 ? '.' : ''}${'0'.repeat(digits - have)}`;
@@ -211,12 +229,13 @@ class Renderer {
   constructor(private readonly opts: TableOptions) {}
 
   private isMoney(key: string, values: string[]): boolean {
-    if (this.opts.money) return this.opts.money.has(key);
+    // A nested column (bands.closing.p10) is the field its last name is.
+    if (this.opts.money) return this.opts.money.has(key.slice(key.lastIndexOf('.') + 1));
     const present = values.filter((v) => v !== '');
     return present.length > 0 && present.every((v) => DECIMAL.test(v)) && !/id$|code$|number$/i.test(key);
   }
   private isNumber(key: string, raw: Json[]): boolean {
-    return (this.opts.numbers?.has(key) ?? false) || (raw.length > 0 && raw.every((v) => v === null || typeof v === 'number'));
+    return (this.opts.numbers?.has(key.slice(key.lastIndexOf('.') + 1)) ?? false) || (raw.length > 0 && raw.every((v) => v === null || typeof v === 'number'));
   }
 
   /** Formats a column: money padded to the column's fraction digits and right-aligned, numbers right-aligned. */
@@ -242,9 +261,10 @@ class Renderer {
     if (shape) keys = [...keys].sort((a, b) => shape.indexOf(a.split('.')[0]!) - shape.indexOf(b.split('.')[0]!));
     // Columns that are empty in every row carry nothing for a person.
     const present = keys.filter((k) => rows.some((r) => r[k] !== null && r[k] !== undefined && r[k] !== ''));
-    const all: Col[] = present.map((k) => ({ name: k, ...this.column(k, rows.map((r) => r[k] ?? null)) }));
+    const label = (k: string) => (this.opts.first && Object.hasOwn(this.opts.first, k) && this.opts.first[k] !== k ? { label: this.opts.first[k]! } : {});
+    const all: Col[] = present.map((k) => ({ name: k, ...label(k), ...this.column(k, rows.map((r) => r[k] ?? null)) }));
     if (keyColumn) all.unshift({ name: keyColumn.name, cells: keyColumn.keys, right: false, money: false });
-    const { shown: cols, widths, hidden } = fit(all, this.opts.width ?? Infinity);
+    const { shown: cols, widths, hidden } = fit(all, this.opts.width ?? Infinity, this.opts);
     const line = (parts: string[]) =>
       parts
         .map((p, i) => (cols[i]!.right ? p.padStart(widths[i]!) : p.padEnd(widths[i]!)))
@@ -256,7 +276,7 @@ class Renderer {
       const height = Math.max(...wrapped.map((w) => w.length));
       return Array.from({ length: height }, (_, l) => line(wrapped.map((w) => w[l] ?? '')));
     };
-    const out = [line(cols.map((c) => c.name)), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.flatMap((_, r) => row(cols.map((c) => c.cells[r]!)))];
+    const out = [line(cols.map((c) => c.label ?? c.name)), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.flatMap((_, r) => row(cols.map((c) => c.cells[r]!)))];
     if (hidden.length) {
       const note = `(not shown, to fit ${this.opts.width} columns: ${hiddenNames(hidden)}; --format json has every field)`;
       out.push('', ...wrap(note, this.opts.width!));

@@ -40,6 +40,22 @@ export const CHARTS: Charts = {
   forecast: (body) => forecastChart(body as ForecastChartInput),
 };
 
+/**
+ * What a person reads first in `--format table` (by catalogue name): columns kept when a table leaves some out,
+ * with their headers. A forecast week: what comes in and goes out, the closing cash and its 80% band, and the
+ * chance cash is short that week.
+ */
+export const TABLE_FIRST: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  forecast: {
+    inflow: 'inflow',
+    outflow: 'outflow',
+    closing: 'closing',
+    'bands.closing.p10': 'closing P10',
+    'bands.closing.p90': 'closing P90',
+    shortfallProbability: 'shortfall',
+  },
+};
+
 export function clientOptions(flags: GlobalFlags, env: NodeJS.ProcessEnv, tool: string): ClientOptions {
   const baseUrl = flags.baseUrl ?? env.CASHLINE_BASE_URL ?? DEFAULT_BASE_URL;
   const apiKey = flags.apiKey ?? env.CASHLINE_API_KEY;
@@ -131,7 +147,10 @@ export function buildCli(io: CliIo, catalogue: readonly Endpoint[] = ENDPOINTS, 
       // What the service ignored (decisions.md `warnings`): on stderr whatever the format, and kept in the JSON.
       for (const line of warningLines(body)) io.stderr(`${line}\n`);
       if (flags.chart && chart) io.stdout(chart(body));
-      else if (global.format === 'table') io.stdout(renderTable(body, { ...numericFields(e.response), width: Math.max(40, io.columns ?? TABLE_WIDTH) }));
+      else if (global.format === 'table') {
+        const first = TABLE_FIRST[e.name];
+        io.stdout(renderTable(body, { ...numericFields(e.response), width: Math.max(40, io.columns ?? TABLE_WIDTH), ...(first ? { first } : {}) }));
+      }
       else io.stdout(`${JSON.stringify(body, null, 2)}\n`);
     });
   }
