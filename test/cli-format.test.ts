@@ -231,6 +231,16 @@ describe('--format table', () => {
     expect(plain.split('\n').find((l) => l.startsWith('weekStart '))).not.toContain('categories');
   });
 
+  it("the track record's horizons keep whether the ranges held: each horizon's receipts and closing WAPE and their share inside the 80% band", () => {
+    const out = renderTable(examples['/api/agent/forecast/accuracy'], { ...numericFields(entry('forecast-accuracy').response), width: TABLE_WIDTH, first: TABLE_FIRST['forecast-accuracy']! });
+    const lines = out.split('\n');
+    const head = lines.findIndex((l) => l.startsWith('weeksAhead '));
+    expect(lines[head]).toMatch(/^weeksAhead +receipts WAPE +receipts in band +closing WAPE +closing in band$/);
+    const body = examples['/api/agent/forecast/accuracy'] as { horizons: { receipts: { wape: number | null; coverage80: number | null } }[] };
+    const first = lines[head + 2]!.trim().split(/\s+/);
+    expect(first.slice(1, 3).map(Number)).toEqual([body.horizons[0]!.receipts.wape, body.horizons[0]!.receipts.coverage80]);
+  });
+
   it('leaves a table that fits as it is', () => {
     const narrow = renderTable({ rows: [{ code: '200', balance: '1.5' }] }, { width: TABLE_WIDTH });
     expect(narrow).toBe(renderTable({ rows: [{ code: '200', balance: '1.5' }] }));

@@ -43,9 +43,16 @@ export const CHARTS: Charts = {
 /**
  * What a person reads first in `--format table` (by catalogue name): columns kept when a table leaves some out,
  * with their headers. A forecast week: what comes in and goes out, the closing cash and its 80% band, and the
- * chance cash is short that week.
+ * chance cash is short that week. The track record, per horizon: how far off the receipts and the closing cash
+ * were and how often they fell inside the 80% band (whether the ranges hold).
  */
 export const TABLE_FIRST: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'forecast-accuracy': {
+    'receipts.wape': 'receipts WAPE',
+    'receipts.coverage80': 'receipts in band',
+    'closing.wape': 'closing WAPE',
+    'closing.coverage80': 'closing in band',
+  },
   forecast: {
     inflow: 'inflow',
     outflow: 'outflow',
