@@ -401,6 +401,34 @@ describe('notes about the uncertainty (issue 17)', () => {
     expect(driver.contact).toBeUndefined();
   });
 
+  it('a likely shortfall whose week no one source drives says where its uncertainty comes from, by kind of source, with each share', () => {
+    // Ten like customers, each with its history and an open invoice, and a large bill due in two weeks: cash may run short, and no customer is most of why.
+    const customers = Array.from({ length: 10 }, (_, i) => `c${i}`);
+    const items = [
+      ...customers.flatMap((c, i) => [...paidHistory(c, 12, 5 + i), doc({ contactId: c, issueDate: addDays(AS_OF, -10 - i), total: '1500' })]),
+      doc({ kind: 'AP', contactId: 'landlord', issueDate: addDays(AS_OF, -16), dueDate: addDays(AS_OF, 10), total: '21000' }),
+    ];
+    const bank = [{ id: 'bank-1', name: 'Cheque', currency: 'AUD', reconciledBalance: '4000', statementBalance: null, unreconciledNet: '0' }];
+    const p = runForecast(input({ items, bankAccounts: bank }), [BASE], NOW, { calibration: null, threshold: '0' }).payloads[0]!;
+    expect(p.shortfall!.probability).toBeGreaterThan(0.05);
+    expect(p.notesForAgent.some((n) => n.kind === 'ar' && n.window === 'this_quarter')).toBe(false);
+    const note = p.notesForAgent.find((n) => n.kind === 'trend' && n.window === 'this_quarter')!;
+    const week = p.weeks[p.shortfall!.firstLikelyWeekIndex ?? p.minClosingCashWeekIndex]!;
+    const m = /The uncertainty about cash in the week of (\d+ \w+ \d{4}) is spread over many sources: (.+)\.$/.exec(note.text)!;
+    expect(m, note.text).not.toBeNull();
+    expect(m[1]).toBe(new Date(`${week.weekStart}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }));
+    const parts = m[2]!.split(/, (?=[a-z\d])/).map((x) => /^(.+) \((\d+)%\)$/.exec(x)!);
+    expect(parts.length).toBeGreaterThanOrEqual(1);
+    expect(parts.length).toBeLessThanOrEqual(3);
+    const shares = parts.map((x) => Number(x[2]));
+    // Largest first, each at least 10%, together at most all of it.
+    expect([...shares].sort((a, b) => b - a)).toEqual(shares);
+    expect(Math.min(...shares)).toBeGreaterThanOrEqual(10);
+    expect(shares.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(101);
+    // The ten customers' open invoices are told with their count.
+    expect(m[2]).toContain('open invoices of 10 customers');
+  });
+
   it("what drives the band names the customer when the input has its name, and says which contact it names (for redaction at read)", () => {
     const items = [
       ...paidHistory('big', 12, 35),

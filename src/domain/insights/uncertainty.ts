@@ -14,6 +14,11 @@
  *   when the input has its name (the note's `contact` says which, so that a
  *   read without READ_SENSITIVE rewrites a sensitive one: redactNotes in
  *   domain/sensitive.ts); "one customer" otherwise.
+ * - when a shortfall is stated and no one source is the driver, where that
+ *   week's uncertainty comes from, by kind (joined to the shortfall's note):
+ *   "The uncertainty about cash in the week of 18 January 2027 is spread over
+ *   many sources: the next orders of 40 repeat customers (46%), open invoices
+ *   of 21 customers (31%), bills and purchase orders of 9 suppliers (15%)."
  */
 import type { AgentNote, ForecastPayload } from '../forecast/types.js';
 import type { PreparedForecast } from '../forecast/prepared.js';
@@ -31,14 +36,16 @@ const DRIVER_SHARE = 0.4;
 
 export function uncertaintyNotes(p: PreparedForecast, payload: ForecastPayload, sim: Simulation): AgentNote[] {
   const notes = [...payload.notesForAgent];
-  const shortfall = shortfallText(payload);
+  const driver = driverNote(p, payload, sim);
+  const stated = shortfallText(payload);
+  const spread = stated && !driver ? spreadText(payload, sim) : null;
+  const shortfall = stated && spread ? `${stated} ${spread}` : stated;
   if (shortfall) {
     const severity = payload.shortfall!.probability >= WARN_SHORTFALL ? 'warn' : 'info';
     const i = notes.findIndex((n) => n.kind === 'trend' && n.window === 'this_quarter');
     if (i >= 0) notes[i] = { ...notes[i]!, text: `${notes[i]!.text} ${shortfall}`, severity: notes[i]!.severity === 'warn' ? 'warn' : severity };
     else notes.push({ kind: 'trend', window: 'this_quarter', severity, text: shortfall, sourceInsightId: insightId('trend', 'this_quarter', payload.asOfDate) });
   }
-  const driver = driverNote(p, payload, sim);
   if (driver && !notes.some((n) => n.kind === 'ar' && n.window === 'this_quarter')) {
     notes.push({ kind: 'ar', window: 'this_quarter', severity: 'info', sourceInsightId: insightId('ar', 'this_quarter', payload.asOfDate), ...driver });
   }
@@ -87,6 +94,43 @@ function driverNote(p: PreparedForecast, payload: ForecastPayload, sim: Simulati
   if (kind === 'series' && id === 'predicted:new-customers') return { text: `${lead} is sales to new customers, which vary from week to week.` };
   if (kind === 'series' && id.startsWith('predicted:')) return { text: `${lead} is the next purchases of one repeat customer, predicted from its ordering habit.` };
   return null;
+}
+
+/** The kinds of source a week's uncertainty is told by, in the order a tie is told in. */
+const SOURCE_KINDS = [
+  { of: (key: string) => key === 'series:predicted:new-customers', words: () => 'sales to new customers' },
+  { of: (key: string) => key.startsWith('series:predicted:'), words: (n: number) => `the next orders of ${n} repeat customer${n === 1 ? '' : 's'}` },
+  { of: (key: string) => key.startsWith('customer:'), words: (n: number) => `open invoices of ${n} customer${n === 1 ? '' : 's'}` },
+  { of: (key: string) => key.startsWith('supplier:'), words: (n: number) => `bills and purchase orders of ${n} supplier${n === 1 ? '' : 's'}` },
+  { of: (key: string) => key.startsWith('series:'), words: (n: number) => `${n} recurring receipt${n === 1 ? '' : 's'} and payment${n === 1 ? '' : 's'} that vary` },
+];
+/** A kind of source this large a share of the week's uncertainty is told; at most SPREAD_KINDS of them. */
+const SPREAD_SHARE = 0.1;
+const SPREAD_KINDS = 3;
+
+/** Where the uncertainty of the week that matters comes from, by kind of source, when no one source drives it: null when nothing adds to it. */
+function spreadText(payload: ForecastPayload, sim: Simulation): string | null {
+  const k = weekThatMatters(payload);
+  const week = payload.weeks[k];
+  const variance = sim.variance[k];
+  if (!week || !variance) return null;
+  const kinds = SOURCE_KINDS.map(() => ({ v: 0, n: 0 }));
+  let total = 0;
+  for (const [key, v] of variance) {
+    total += v;
+    const i = SOURCE_KINDS.findIndex((x) => x.of(key));
+    if (i < 0) continue;
+    kinds[i]!.v += v;
+    kinds[i]!.n++;
+  }
+  if (!(total > 0)) return null;
+  const told = kinds
+    .map((x, i) => ({ ...x, i }))
+    .filter((x) => x.v / total >= SPREAD_SHARE)
+    .sort((a, b) => b.v - a.v || a.i - b.i)
+    .slice(0, SPREAD_KINDS)
+    .map((x) => `${SOURCE_KINDS[x.i]!.words(x.n)} (${pct(x.v / total)})`);
+  return told.length ? `The uncertainty about cash in the week of ${longDate(week.weekStart)} is spread over many sources: ${told.join(', ')}.` : null;
 }
 
 /** The 10th and 90th percentiles (days after the due date) of a delay distribution, among payments that happen. */
