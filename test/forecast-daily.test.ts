@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../src/domain/calendar.js';
 import { ANOMALY_MIN_HISTORY, ageingBand, arAgeing, breakEvenDate, forecast13w, last7d, pendingAnomalies, type MoneyEvent } from '../src/domain/forecast/daily.js';
-import { narrative, netSignal } from '../src/domain/narrative.js';
+import { narrative, narrativeShortfall, netSignal } from '../src/domain/narrative.js';
 import type { ForecastWeek } from '../src/domain/forecast/types.js';
 
 const AS_OF = '2026-11-23';
@@ -128,7 +128,21 @@ describe('daily summary pieces', () => {
     expect(four).toBe(
       'Cash today is AUD 12,346 across 1 bank account. No money moved in the last 7 days. 1 invoice is past due, with AUD 300 still owed. The forecast has cash falling below zero, to -AUD 10 in the week of 23 November 2026.',
     );
-    for (const t of [text, four, narrative({ ...base, forecast13w: null, last7d: l('1', '1', '0') })]) {
+    // Issue 17: a chance of going short from 5% is stated in the outlook's sentence (still at most four), with its likeliest first week.
+    const risky = narrative({ ...base, ar: overdue, last7d: l('1000', '800', '200'), shortfall: { threshold: '0', probability: 0.508, firstWeekStart: '2027-01-18' } });
+    expect(risky).toBe(
+      'Cash today is AUD 12,346 across 3 bank accounts. Over the last 7 days cash grew by AUD 200: AUD 1,000 in against AUD 800 out. 1 invoice is past due, with AUD 300 still owed. Cash is forecast at AUD 5,000 in 13 weeks, with a 51% chance of going below zero in that time, most likely first in the week of 18 January 2027.',
+    );
+    expect(narrative({ ...base, last7d: l('1000', '800', '200'), shortfall: { threshold: '2500', probability: 0.2, firstWeekStart: null } })).toContain(
+      'Cash is forecast at AUD 5,000 in 13 weeks, with a 20% chance of going below the cash buffer of AUD 2,500 in that time.',
+    );
+    expect(narrative({ ...base, last7d: l('1000', '800', '200'), shortfall: { threshold: '0', probability: 0.049, firstWeekStart: '2027-01-18' } })).toBe(text);
+    const fourRisky = narrative({ ...base, bankAccounts: 1, ar: overdue, forecast13w: low, last7d: l('0', '0', '0'), shortfall: { threshold: '0', probability: 0.97, firstWeekStart: '2026-11-23' } });
+    expect(fourRisky).toContain('The forecast has cash falling below zero, to -AUD 10 in the week of 23 November 2026 (a 97% chance of going below zero in the 13 weeks).');
+    // From the forecast: its threshold, chance and first likely week; none before engine version 3.
+    expect(narrativeShortfall({ weeks: [week(0, '5'), week(1, '-5')], shortfall: { threshold: '0', probability: 0.6, firstLikelyWeekIndex: 1 } })).toEqual({ threshold: '0', probability: 0.6, firstWeekStart: week(1, '-5').weekStart });
+    expect(narrativeShortfall({ weeks: [week(0, '5')] })).toBeNull();
+    for (const t of [text, four, risky, fourRisky, narrative({ ...base, forecast13w: null, last7d: l('1', '1', '0') })]) {
       const n = t.split(/(?<=\.) /).length;
       expect(n).toBeGreaterThanOrEqual(2);
       expect(n).toBeLessThanOrEqual(4);

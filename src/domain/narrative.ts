@@ -8,13 +8,26 @@
  * - net positive when net is above that band; net negative when below.
  * Sentences: (1) cash today and across how many bank accounts; (2) the 7-day
  * signal; (3) receivables overdue, when any; (4) the 13-week outlook (the
- * lowest point when cash would go below zero, otherwise the ending cash).
+ * lowest point when cash would go below zero, otherwise the ending cash),
+ * with the chance of going below zero (or the cash buffer) in the 13 weeks
+ * when it is at least SHORTFALL_STATED (the forecast's notes' threshold) and
+ * the week it most likely happens first.
  */
 import { dec } from './money.js';
 import type { ArAgeing, Forecast13w, Last7d } from './forecast/daily.js';
-import { longDate, money } from './insights/format.js';
+import type { ForecastPayload } from './forecast/types.js';
+import { longDate, money, pct } from './insights/format.js';
 
 export const FLAT_BAND = 0.05;
+/** A chance of going short at least this large is stated (the forecast's shortfall note's threshold). */
+export const SHORTFALL_STATED = 0.05;
+
+/** The forecast's shortfall as the narrative states it: its threshold (0 or the cash buffer), chance and likeliest first week. */
+export interface NarrativeShortfall {
+  threshold: string;
+  probability: number;
+  firstWeekStart: string | null;
+}
 
 export type NetSignal = 'positive' | 'negative' | 'flat';
 
@@ -25,6 +38,14 @@ export function netSignal(last: Pick<Last7d, 'inflow' | 'outflow' | 'net'>): Net
   return net.gt(0) ? 'positive' : 'negative';
 }
 
+/** A forecast's shortfall as the narrative states it; null for a forecast without one (before engine version 3). */
+export function narrativeShortfall(p: Pick<ForecastPayload, 'weeks' | 'shortfall'> | null | undefined): NarrativeShortfall | null {
+  const s = p?.shortfall;
+  if (!s) return null;
+  const first = s.firstLikelyWeekIndex === null ? null : (p.weeks[s.firstLikelyWeekIndex]?.weekStart ?? null);
+  return { threshold: s.threshold, probability: s.probability, firstWeekStart: first };
+}
+
 export function narrative(input: {
   currency: string;
   cashToday: string;
@@ -32,6 +53,7 @@ export function narrative(input: {
   last7d: Last7d;
   ar: ArAgeing;
   forecast13w: Forecast13w | null;
+  shortfall?: NarrativeShortfall | null;
 }): string {
   const c = input.currency;
   const sentences: string[] = [];
@@ -61,10 +83,15 @@ export function narrative(input: {
   }
   const f = input.forecast13w;
   if (f) {
+    // The chance, in the same sentence (2 to 4 sentences, spec 2.8).
+    const s = input.shortfall && input.shortfall.probability >= SHORTFALL_STATED ? input.shortfall : null;
+    const below = s && s.threshold !== '0' ? `the cash buffer of ${money(c, s.threshold)}` : 'zero';
+    const when = s?.firstWeekStart ? `, most likely first in the week of ${longDate(s.firstWeekStart)}` : '';
+    const chance = s ? `, with a ${pct(s.probability)} chance of going below ${below} in that time${when}` : '';
     if (dec(f.lowestClosingCash).isNeg()) {
-      sentences.push(`The forecast has cash falling below zero, to ${money(c, f.lowestClosingCash)} in the week of ${longDate(f.lowestWeekStart)}.`);
+      sentences.push(`The forecast has cash falling below zero, to ${money(c, f.lowestClosingCash)} in the week of ${longDate(f.lowestWeekStart)}${s ? ` (a ${pct(s.probability)} chance of going below ${below} in the 13 weeks)` : ''}.`);
     } else {
-      sentences.push(`Cash is forecast at ${money(c, f.endingCash)} in 13 weeks.`);
+      sentences.push(`Cash is forecast at ${money(c, f.endingCash)} in 13 weeks${chance}.`);
     }
   }
   return sentences.join(' ');

@@ -13,7 +13,7 @@ import { addDays, dateIn } from '../../domain/calendar.js';
 import { ANOMALY_FACTOR, ANOMALY_HISTORY_DAYS, ANOMALY_MIN_HISTORY, forecast13w, last7d } from '../../domain/forecast/daily.js';
 import type { CashPosition, ForecastPayload, ForecastWeek } from '../../domain/forecast/types.js';
 import { horizonTotals, type HorizonTotals } from '../../domain/forecast/totals.js';
-import { narrative } from '../../domain/narrative.js';
+import { narrative, narrativeShortfall } from '../../domain/narrative.js';
 import { redactNotes } from '../../domain/sensitive.js';
 import { canonical, dec } from '../../domain/money.js';
 import { isWhatIf, runWhatIf } from '../../domain/forecast/what-if.js';
@@ -293,7 +293,7 @@ export function registerForecast(app: ApiApp) {
         ar: { ...ar, unallocatedCredit: credit.account, unallocatedPrepayments: credit.prepayments },
         forecast13w: f13 ?? { endingCash: null, lowestClosingCash: null, lowestWeekStart: null, breakEvenDate: null },
         anomalies: { pending: anomalies },
-        narrative: narrative({ currency: cp.currency, cashToday: cp.effectiveStartingCash, bankAccounts, last7d: l7, ar, forecast13w: f13 }),
+        narrative: narrative({ currency: cp.currency, cashToday: cp.effectiveStartingCash, bankAccounts, last7d: l7, ar, forecast13w: f13, shortfall: narrativeShortfall(snap) }),
         notesForAgent: notes.notes,
         redactedItemCount: redacted + notes.redacted,
       };
