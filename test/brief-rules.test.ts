@@ -78,6 +78,35 @@ describe('the brief states the chance of running short (issue 17)', () => {
     expect(rulesBrief(withShortfall(dip, 3_000, 0.1, 6, overdue)).riskSignal.headline).toBe('Acme has AUD 12,000 overdue');
   });
 
+  /** The same weeks with each week's closing P10 this far below its closing. */
+  const withBands = (f: BriefFacts, spread: number): BriefFacts => ({ ...f, forecast: { ...f.forecast!, weeks: f.forecast!.weeks.map((w) => ({ ...w, closingP10: String(Number(w.closing) - spread) })) } });
+
+  it('Given a 45% chance of running short whose worse futures (P10) reach 6,000 below zero by week 6, When collecting on time would lift the lowest week less, Then the action is to line up 6,000 before week 5, the first week they go below', () => {
+    // dip's low point 9,000 in week 6; each P10 15,000 lower: week 5 -3,000, week 6 -6,000, week 7 0.
+    const b = rulesBrief(withBands(withShortfall(dip, 3_000, 0.45, 5, { ...overdue, overdue: [{ ...overdue.overdue![0]!, lift: '2500' }] }), 15_000));
+    expect(b.recommendedAction.headline).toBe('Line up AUD 6,000 before week 5');
+    expect(b.recommendedAction.bodyMarkdown).toBe(
+      'There is a **45%** chance cash goes below zero in the next 13 weeks; in 1 future in 10 it is **AUD 6,000** short of it by week 6 (the lower end of the forecast\'s 80% band). *Arrange a facility or move bills* to cover that before week 5; collecting on time lifts the lowest week by AUD 2,500 at most. Chase **Acme** for its AUD 12,000 overdue too.',
+    );
+    expect(b.recommendedAction.refs).toEqual([{ kind: 'week', weekNumber: 5 }, { kind: 'customer', key: 'acme', displayName: 'Acme' }]);
+    // Measured against the cash buffer when the organisation has one (P10 week 4 6,000: above it; week 5 -3,000: 8,000 short; week 6 -6,000: 11,000).
+    const buffered = withBands(withShortfall(dip, 3_000, 0.45, 5), 15_000);
+    buffered.forecast!.shortfall!.threshold = '5000';
+    const cushioned = rulesBrief(buffered).recommendedAction;
+    expect(cushioned.headline).toBe('Line up AUD 11,000 before week 5');
+    expect(cushioned.bodyMarkdown).toContain('goes below the AUD 5,000 buffer');
+    expect(cushioned.bodyMarkdown).toMatch(/to cover that before week 5\.$/);
+  });
+
+  it('Given collecting an overdue customer on time would cover the worse futures, or a shortfall under 20%, or bands that stay above zero, Then the actions are as before', () => {
+    const chase = { ...overdue, overdue: [{ ...overdue.overdue![0]!, lift: '7000' }] };
+    expect(rulesBrief(withBands(withShortfall(dip, 3_000, 0.45, 5, chase), 15_000)).recommendedAction.headline).toBe('Chase Acme for AUD 12,000 overdue');
+    expect(rulesBrief(withBands(withShortfall(dip, 3_000, 0.15, 5, overdue), 15_000)).recommendedAction.headline).toBe('Chase Acme for AUD 12,000 overdue');
+    expect(rulesBrief(withBands(withShortfall(dip, 3_000, 0.45, 5, overdue), 5_000)).recommendedAction.headline).toBe('Chase Acme for AUD 12,000 overdue');
+    // Before the bands (no P10), nothing to size a cushion by.
+    expect(rulesBrief(withShortfall(dip, 3_000, 0.45, 5, overdue)).recommendedAction.headline).toBe('Chase Acme for AUD 12,000 overdue');
+  });
+
   it('Given no shortfall stated (a snapshot before the bands), Then the brief reads as before', () => {
     expect(rulesBrief(facts(dip, 6_000, overdue)).riskSignal.bodyMarkdown).not.toContain('chance');
   });

@@ -111,7 +111,9 @@ export async function loadBriefFacts(db: Db, orgId: string, now: Date): Promise<
       endingCash: p.endingCash,
       minClosingCash: p.minClosingCash,
       minWeek: Math.min(13, Math.max(1, p.minClosingCashWeekIndex + 1)),
-      weeks: p.weeks.slice(0, 13).map((w, i) => ({ n: i + 1, weekStart: w.weekStart, inflow: w.inflow, outflow: w.outflow, net: w.net, closing: w.closing })),
+      weeks: p.weeks
+        .slice(0, 13)
+        .map((w, i) => ({ n: i + 1, weekStart: w.weekStart, inflow: w.inflow, outflow: w.outflow, net: w.net, closing: w.closing, ...(w.bands ? { closingP10: w.bands.closing.p10 } : {}) })),
       categories,
       ...(p.shortfall
         ? { shortfall: { threshold: p.shortfall.threshold, probability: p.shortfall.probability, firstWeek: p.shortfall.firstLikelyWeekIndex === null ? null : p.shortfall.firstLikelyWeekIndex + 1 } }

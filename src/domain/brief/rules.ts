@@ -26,6 +26,8 @@ export interface BriefWeek {
   outflow: string;
   net: string;
   closing: string;
+  /** The lower end of closing cash's 80% band (P10; engine version 3 snapshots on): the week as 1 future in 10 has it. */
+  closingP10?: string;
 }
 
 export interface BriefDebtor {
@@ -214,14 +216,59 @@ function riskSignalSection(f: BriefFacts, m: Money): BriefSection {
 }
 
 /**
- * The recommended action: chase the largest overdue customer (with the lift
- * of collecting its invoices on time, from the collections ranking), else
- * collect the invoice at the top of the collections ranking, else cover a
- * shortfall, else prepare for the heaviest week.
+ * What a likely shortfall (SHORTFALL_SIGNAL or more) asks to have ready: the
+ * most that any week's 80% band reaches below the threshold at its lower end
+ * (closing P10: the week as 1 future in 10 has it) and that week, and the
+ * first week whose band reaches below it (by when to have it); null without
+ * a likely shortfall or a band below the threshold.
+ */
+export function cushion(fc: NonNullable<BriefFacts['forecast']>): { amount: Dec; worstWeek: number; firstWeek: number } | null {
+  const s = fc.shortfall;
+  if (!s || s.probability < SHORTFALL_SIGNAL) return null;
+  let amount: Dec | null = null;
+  let worstWeek = 0;
+  let firstWeek = 0;
+  for (const w of fc.weeks) {
+    if (w.closingP10 === undefined) continue;
+    const gap = dec(s.threshold).minus(w.closingP10);
+    if (!gap.gt(0)) continue;
+    if (amount === null) firstWeek = w.n;
+    if (amount === null || gap.gt(amount)) [amount, worstWeek] = [gap, w.n];
+  }
+  return amount === null ? null : { amount, worstWeek, firstWeek };
+}
+
+/**
+ * The recommended action: when a shortfall is likely and chasing or
+ * collecting would lift the lowest week by less than the cushion it asks
+ * for, line that cushion up (and chase the largest overdue customer too);
+ * else chase the largest overdue customer (with
+ * the lift of collecting its invoices on time, from the collections
+ * ranking), else collect the invoice at the top of the collections ranking,
+ * else cover a shortfall, else prepare for the heaviest week.
  */
 function recommendedActionSection(f: BriefFacts, m: Money): BriefSection {
   const fc = f.forecast;
   const top = f.overdue[0];
+  const need = fc ? cushion(fc) : null;
+  const lifts = [top?.lift, f.collect?.lift].filter((x): x is string => x !== undefined).map((x) => dec(x));
+  if (fc && need && lifts.every((l) => l.lt(need.amount))) {
+    const s = fc.shortfall!;
+    const below = s.threshold === '0' ? 'zero' : `the ${m(s.threshold)} buffer`;
+    const amount = m(need.amount.toFixed(2));
+    const most = lifts.reduce((a, b) => (b.gt(a) ? b : a), dec(0));
+    // The largest overdue customer is still worth a call: named after the cushion.
+    const chase = top ? ` Chase **${cleanName(top.name)}** for its ${m(top.amount)} overdue too.` : '';
+    const by = need.worstWeek === need.firstWeek ? `in week ${need.worstWeek}` : `by week ${need.worstWeek}`;
+    return section(
+      `Line up ${amount} before week ${need.firstWeek}`,
+      `There is a **${Math.round(s.probability * 100)}%** chance cash goes below ${below} in the next 13 weeks; in 1 future in 10 it is **${amount}** short of it ${by} (the lower end of the forecast's 80% band). ` +
+        `*Arrange a facility or move bills* to cover that before week ${need.firstWeek}` +
+        (most.gt(0) ? `; collecting on time lifts the lowest week by ${m(most.toFixed(2))} at most.` : '.') +
+        chase,
+      [{ kind: 'week', weekNumber: need.firstWeek }, ...(top ? [{ kind: 'customer' as const, key: top.key, displayName: cleanName(top.name) }] : [])],
+    );
+  }
   if (top) {
     const name = cleanName(top.name);
     const lift = fc && top.lift !== undefined && dec(top.lift).gt(0) ? top.lift : null;
