@@ -80,6 +80,13 @@ export interface OpenOptions {
   dataDir?: string | undefined;
   /** PGlite only: a dump (from `dumpDataDir`) to start from. */
   loadDataDir?: Blob | File | undefined;
+  /**
+   * PGlite only: server settings (`name=value`, as in postgresql.conf). The
+   * tests give their many short-lived stores a small buffer pool
+   * (`shared_buffers=16MB`): PGlite's default 128 MB is zeroed at every
+   * start, about half of opening a store from a dump.
+   */
+  pgliteSettings?: readonly string[] | undefined;
   /** PostgreSQL only: schema to use (tests isolate themselves this way). */
   searchPath?: string | undefined;
   /** PostgreSQL pool size. */
@@ -162,6 +169,7 @@ export async function openStore(opts: OpenOptions): Promise<Store> {
     pglite = await PGlite.create({
       ...(dir ? { dataDir: dir } : {}),
       ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+      ...(opts.pgliteSettings?.length ? { postgresqlconf: [...opts.pgliteSettings] } : {}),
       // The lists' search (migration 0012_search): trigram indexes over unaccented text.
       extensions: { pg_trgm, unaccent },
       parsers: { [OID.DATE]: (v: string) => v, [OID.NUMERIC]: (v: string) => v, [OID.INT8]: (v: string) => Number(v) },

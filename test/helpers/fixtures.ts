@@ -26,7 +26,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { openStore, type StoreKind } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
-import { freshStore, type TestStore } from './store.js';
+import { freshStore, TEST_PGLITE_SETTINGS, type TestStore } from './store.js';
 import { PG_TEST_URL } from './env.js';
 
 export interface FixtureRun {
@@ -108,7 +108,7 @@ async function publish(kind: StoreKind, store: TestStore, p: ReturnType<typeof p
 }
 
 async function copyOf(kind: StoreKind, p: ReturnType<typeof paths>): Promise<TestStore> {
-  if (kind === 'pglite') return openStore({ dataDir: 'memory://', loadDataDir: new Blob([readFileSync(p.dump)]) });
+  if (kind === 'pglite') return openStore({ dataDir: 'memory://', loadDataDir: new Blob([readFileSync(p.dump)]), pgliteSettings: TEST_PGLITE_SETTINGS });
   const store = await freshStore('postgres');
   await copySchema(p.schema, store.schema!);
   return store;

@@ -17,6 +17,9 @@ import { PG_TEST_URL } from './env.js';
 
 export const BACKENDS: StoreKind[] = ['pglite', 'postgres'];
 
+/** The tests' PGlite stores: a small buffer pool, so that each opens in about 0.8 s rather than 1.3 s (the default 128 MB is zeroed at every start). */
+export const TEST_PGLITE_SETTINGS = ['shared_buffers=16MB'] as const;
+
 export interface TestStore extends Store {
   /** PostgreSQL only: the schema this store lives in. */
   schema?: string;
@@ -34,7 +37,7 @@ export async function freshStore(kind: StoreKind, opts: FreshStoreOptions = {}):
   if (kind === 'pglite') {
     const reused = idle.pop();
     if (reused) return lease(reused);
-    const fresh = await openStore({ dataDir: 'memory://', loadDataDir: new Blob([readFileSync(inject('snapshotPath'))]) });
+    const fresh = await openStore({ dataDir: 'memory://', loadDataDir: new Blob([readFileSync(inject('snapshotPath'))]), pgliteSettings: TEST_PGLITE_SETTINGS });
     snapshotCatalog ??= await catalogOf(fresh.pglite!);
     return lease(fresh);
   }
