@@ -178,20 +178,19 @@ export async function openStore(opts: OpenOptions): Promise<Store> {
     unlock();
     throw err;
   }
+  return embeddedStore(pglite, async () => {
+    try {
+      await pglite.close();
+    } finally {
+      unlock();
+    }
+  });
+}
+
+/** A store on a PGlite instance (opened by openStore, or lent by the tests' pool), closed by `close`. */
+export function embeddedStore(pglite: PGlite, close: () => Promise<void>): Store {
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
-  return {
-    kind: 'pglite',
-    db,
-    readDb: () => db,
-    pglite,
-    close: async () => {
-      try {
-        await pglite.close();
-      } finally {
-        unlock();
-      }
-    },
-  };
+  return { kind: 'pglite', db, readDb: () => db, pglite, close };
 }
 
 /** The names PostgreSQL accepts for UTC. */

@@ -8,10 +8,8 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { PGlite } from '@electric-sql/pglite';
-import { openStore, type Db, type Store, type StoreKind } from '../../src/store/db.js';
-import * as schema from '../../src/store/schema.js';
+import { embeddedStore, openStore, type Store, type StoreKind } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { PG_TEST_URL } from './env.js';
 
@@ -116,19 +114,12 @@ function lease(base: Store): TestStore {
       };
     },
   });
-  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
-  return {
-    kind: 'pglite',
-    db,
-    readDb: () => db,
-    pglite,
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      if (!killed && !real.closed && idle.length < MAX_IDLE && (await emptied(real))) idle.push(base);
-      else if (!real.closed) await base.close();
-    },
-  };
+  return embeddedStore(pglite, async () => {
+    if (closed) return;
+    closed = true;
+    if (!killed && !real.closed && idle.length < MAX_IDLE && (await emptied(real))) idle.push(base);
+    else if (!real.closed) await base.close();
+  });
 }
 
 /** The store's own catalog (relations, functions, schemas) and its migrations: what a test must not have changed to give the store back. */
