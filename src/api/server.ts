@@ -14,8 +14,15 @@ import { KeyCache } from './key-cache.js';
 import { LedgerHealthCache } from './ledger-cache.js';
 import { watchRevocations } from '../store/key-revocations.js';
 
-/** After SIGTERM, how long nothing must be in flight before the remaining (idle) connections are cut. */
-const IDLE_GRACE_MS = 100;
+/**
+ * After SIGTERM, how long nothing must be in flight before the remaining
+ * (idle) connections are cut: an idle keep-alive connection has had no
+ * answer saying Connection: close, so a client may be sending its next
+ * request on it; a second covers a request on its way across a slow network
+ * or from a client short of CPU (100 ms was measured too short for the
+ * latter under a loaded test run: test/sigterm-drain.test.ts).
+ */
+const IDLE_GRACE_MS = 1_000;
 
 export interface RunningServer {
   url: string;
@@ -32,6 +39,8 @@ export interface ServerOptions extends AppOptions {
   port: number;
   /** How long close() waits for in-flight requests (default 10 s). */
   drainMs?: number;
+  /** How long nothing must be in flight before close() cuts the idle connections (default IDLE_GRACE_MS). */
+  idleGraceMs?: number;
   /** Largest request head accepted (default 64 KiB); larger ones get 431. */
   maxHeaderBytes?: number;
 }
@@ -124,6 +133,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   listening = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const drainMs = opts.drainMs ?? 10_000;
+  const idleGraceMs = opts.idleGraceMs ?? IDLE_GRACE_MS;
 
   const close = () =>
     (closing ??= (async () => {
@@ -131,13 +141,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       // connections, on which a client's next request may already be on its way).
       const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
       // Drain: answers now say Connection: close, so clients stop reusing their connections; once nothing has been
-      // in flight for IDLE_GRACE_MS (every active client has had its last answer), or at the deadline, cut what is left.
+      // in flight for idleGraceMs (every active client has had its last answer), or at the deadline, cut what is left.
       const deadline = performance.now() + drainMs;
       let quietSince = performance.now();
       while (performance.now() < deadline) {
         await new Promise((r) => setTimeout(r, 10));
         if (inFlight > 0) quietSince = performance.now();
-        else if (performance.now() - quietSince >= IDLE_GRACE_MS) {
+        else if (performance.now() - quietSince >= idleGraceMs) {
           // Timers run before the event loop reads the sockets: a request whose bytes have arrived but are not read
           // yet (a process starved of CPU) would be cut with its connection. Let one read pass run, then look again.
           await new Promise((r) => setImmediate(r));

@@ -133,6 +133,9 @@ export interface TestApiOptions {
 /** The public prefix of a key: cl_user_<prefix>_<secret>. */
 export const keyPrefixOf = (key: string) => key.split('_')[2]!;
 
+/** The in-process test servers' drain grace (the served default is IDLE_GRACE_MS, a second). */
+const TEST_IDLE_GRACE_MS = 100;
+
 export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): Promise<TestApi> {
   if (opts.store && opts.store.kind !== kind) throw new Error(`startTestApi(${kind}) given a ${opts.store.kind} store`);
   const store = opts.store ?? (await freshStore(kind, { ...(opts.poolSize ? { poolSize: opts.poolSize } : {}), ...(opts.replica ? { replica: opts.replica } : {}) }));
@@ -163,6 +166,8 @@ export async function startTestApi(kind: StoreKind, opts: TestApiOptions = {}): 
     ...(opts.limiter ? { limiter: opts.limiter(store) } : {}),
     ...(opts.extraRoutes ? { extraRoutes: opts.extraRoutes } : {}),
     ...(opts.drainMs !== undefined ? { drainMs: opts.drainMs } : {}),
+    // In-process test servers are closed by their test once its requests are answered: no client is still sending.
+    idleGraceMs: TEST_IDLE_GRACE_MS,
   });
   const db = store.db;
   const checker =
