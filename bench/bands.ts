@@ -77,6 +77,10 @@ const REPLAYS = [
   ...seeded,
 ];
 
+/** One bin of a reliability table: its range, cells, mean predicted probability and observed frequency. */
+const binRow = (x: { from: number; to: number; n: number; predicted: number; observed: number }) =>
+  `| ${x.from.toFixed(1)}-${x.to.toFixed(1)} | ${x.n} | ${x.predicted.toFixed(3)} | ${x.observed.toFixed(3)} |`;
+
 /** The shortfall probability's reliability over several replays' cells at once: each bin's cells, mean predicted and observed frequency, and the Brier score. */
 class PooledReliability {
   private readonly bins = Array.from({ length: 10 }, () => ({ n: 0, predicted: 0, observed: 0 }));
@@ -105,7 +109,7 @@ class PooledReliability {
       '|---|---|---|---|',
     ];
     this.bins.forEach((x, i) => {
-      if (x.n > 0) out.push(`| ${(i / 10).toFixed(1)}-${((i + 1) / 10).toFixed(1)} | ${x.n} | ${f(x.predicted / x.n)} | ${f(x.observed / x.n)} |`);
+      if (x.n > 0) out.push(binRow({ from: i / 10, to: (i + 1) / 10, n: x.n, predicted: x.predicted / x.n, observed: x.observed / x.n }));
     });
     return out;
   }
@@ -159,7 +163,7 @@ for (const r of REPLAYS) {
   if (r.ledger.schema.includes('synth') || args.includes('--reliability')) {
     reliability.push(`\n${r.name}: the shortfall probability (${b.shortfall.event}), Brier ${b.shortfall.brier} (base rate ${b.shortfall.brierClimatology})`);
     reliability.push('| predicted | cells | mean predicted | observed |', '|---|---|---|---|');
-    for (const x of b.shortfall.bins) if (x.n > 0) reliability.push(`| ${x.from.toFixed(1)}-${x.to.toFixed(1)} | ${x.n} | ${x.predicted.toFixed(3)} | ${x.observed.toFixed(3)} |`);
+    for (const x of b.shortfall.bins) if (x.n > 0) reliability.push(binRow(x));
   }
 }
 for (const line of reliability) console.log(line);

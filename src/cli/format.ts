@@ -225,17 +225,19 @@ export const padFraction = (s: string, digits: number) => {
   return `${s}${have === 0 ? '.' : ''}${'0'.repeat(digits - have)}`;
 };
 
+/** The schema field a column is: a nested column (bands.closing.p10) is the field its last name is. */
+const fieldOf = (key: string) => key.slice(key.lastIndexOf('.') + 1);
+
 class Renderer {
   constructor(private readonly opts: TableOptions) {}
 
   private isMoney(key: string, values: string[]): boolean {
-    // A nested column (bands.closing.p10) is the field its last name is.
-    if (this.opts.money) return this.opts.money.has(key.slice(key.lastIndexOf('.') + 1));
+    if (this.opts.money) return this.opts.money.has(fieldOf(key));
     const present = values.filter((v) => v !== '');
     return present.length > 0 && present.every((v) => DECIMAL.test(v)) && !/id$|code$|number$/i.test(key);
   }
   private isNumber(key: string, raw: Json[]): boolean {
-    return (this.opts.numbers?.has(key.slice(key.lastIndexOf('.') + 1)) ?? false) || (raw.length > 0 && raw.every((v) => v === null || typeof v === 'number'));
+    return (this.opts.numbers?.has(fieldOf(key)) ?? false) || (raw.length > 0 && raw.every((v) => v === null || typeof v === 'number'));
   }
 
   /** Formats a column: money padded to the column's fraction digits and right-aligned, numbers right-aligned. */

@@ -10,17 +10,16 @@
  * signal; (3) receivables overdue, when any; (4) the 13-week outlook (the
  * lowest point when cash would go below zero, otherwise the ending cash),
  * with the chance of going below zero (or the cash buffer) in the 13 weeks
- * when it is at least SHORTFALL_STATED (the forecast's notes' threshold) and
- * the week it most likely happens first.
+ * when the forecast's notes state it (NOTE_SHORTFALL) and the week it most
+ * likely happens first.
  */
 import { dec } from './money.js';
 import type { ArAgeing, Forecast13w, Last7d } from './forecast/daily.js';
 import type { ForecastPayload } from './forecast/types.js';
-import { longDate, money, pct } from './insights/format.js';
+import { longDate, money, pct, shortfallBelow } from './insights/format.js';
+import { NOTE_SHORTFALL } from './insights/uncertainty.js';
 
 export const FLAT_BAND = 0.05;
-/** A chance of going short at least this large is stated (the forecast's shortfall note's threshold). */
-export const SHORTFALL_STATED = 0.05;
 
 /** The forecast's shortfall as the narrative states it: its threshold (0 or the cash buffer), chance and likeliest first week. */
 export interface NarrativeShortfall {
@@ -84,8 +83,8 @@ export function narrative(input: {
   const f = input.forecast13w;
   if (f) {
     // The chance, in the same sentence (2 to 4 sentences, spec 2.8).
-    const s = input.shortfall && input.shortfall.probability >= SHORTFALL_STATED ? input.shortfall : null;
-    const below = s && s.threshold !== '0' ? `the cash buffer of ${money(c, s.threshold)}` : 'zero';
+    const s = input.shortfall && input.shortfall.probability >= NOTE_SHORTFALL ? input.shortfall : null;
+    const below = s ? shortfallBelow(c, s.threshold) : 'zero';
     const when = s?.firstWeekStart ? `, most likely first in the week of ${longDate(s.firstWeekStart)}` : '';
     const chance = s ? `, with a ${pct(s.probability)} chance of going below ${below} in that time${when}` : '';
     if (dec(f.lowestClosingCash).isNeg()) {

@@ -157,11 +157,14 @@ function mainDriverSection(f: BriefFacts, m: Money): BriefSection {
   );
 }
 
+/** What the brief measures a shortfall against: 'zero', or 'the AUD 5,000 buffer'. */
+const belowWords = (s: { threshold: string }, m: Money) => (s.threshold === '0' ? 'zero' : `the ${m(s.threshold)} buffer`);
+
 /** "There is a **23%** chance ..." when the forecast states its shortfall, else ''. */
 function shortfallSentence(fc: NonNullable<BriefFacts['forecast']>, m: Money): string {
   const s = fc.shortfall;
   if (!s) return '';
-  const below = s.threshold === '0' ? 'zero' : `the ${m(s.threshold)} buffer`;
+  const below = belowWords(s, m);
   const when = s.firstWeek !== null ? `, most likely first in week ${s.firstWeek}` : '';
   return ` There is a **${Math.round(s.probability * 100)}%** chance cash goes below ${below} in the next 13 weeks${when}.`;
 }
@@ -254,7 +257,7 @@ function recommendedActionSection(f: BriefFacts, m: Money): BriefSection {
   const lifts = [top?.lift, f.collect?.lift].filter((x): x is string => x !== undefined).map((x) => dec(x));
   if (fc && need && lifts.every((l) => l.lt(need.amount))) {
     const s = fc.shortfall!;
-    const below = s.threshold === '0' ? 'zero' : `the ${m(s.threshold)} buffer`;
+    const below = belowWords(s, m);
     const amount = m(need.amount.toFixed(2));
     const most = lifts.reduce((a, b) => (b.gt(a) ? b : a), dec(0));
     // The largest overdue customer is still worth a call: named after the cushion.

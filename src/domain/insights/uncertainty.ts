@@ -26,10 +26,10 @@ import type { Simulation } from '../forecast/simulate.js';
 import { customerDist } from '../forecast/project.js';
 import { DMIN, type DelayDist } from '../forecast/behaviour.js';
 import { insightId, rankNotes } from './engine.js';
-import { longDate, money, pct } from './format.js';
+import { longDate, pct, shortfallBelow } from './format.js';
 
 /** A shortfall at least this likely gets a note; from WARN_SHORTFALL it is a warning. */
-const NOTE_SHORTFALL = 0.05;
+export const NOTE_SHORTFALL = 0.05;
 const WARN_SHORTFALL = 0.2;
 /** A source this large a share of a week's uncertainty is named as its driver. */
 const DRIVER_SHARE = 0.4;
@@ -55,7 +55,7 @@ export function uncertaintyNotes(p: PreparedForecast, payload: ForecastPayload, 
 function shortfallText(payload: ForecastPayload): string | null {
   const s = payload.shortfall;
   if (!s || s.probability < NOTE_SHORTFALL) return null;
-  const below = s.threshold === '0' ? 'zero' : `the cash buffer of ${money(payload.currency, s.threshold)}`;
+  const below = shortfallBelow(payload.currency, s.threshold);
   const week = s.firstLikelyWeekIndex !== null ? payload.weeks[s.firstLikelyWeekIndex] : undefined;
   return `There is a ${pct(s.probability)} chance cash goes below ${below} in the next 13 weeks${week ? `, most likely first in the week of ${longDate(week.weekStart)}` : ''}.`;
 }
