@@ -52,11 +52,30 @@ function start(cmd: string, args: string[], dataDir: string): Promise<Started> {
   });
 }
 
-/** SIGTERM to the process group; resolves with the exit code, or the signal's name when killed by it. */
+/**
+ * SIGTERM to the process group; resolves with the child's exit code, or the signal's name when killed by it,
+ * once every process of the group is gone (under `npm start`, npm dies by the signal at once while the server
+ * it started is still draining and holding the embedded store's lock).
+ */
 async function stop(s: Started): Promise<number | string | null> {
   const exited = new Promise<number | string | null>((r) => s.child.on('exit', (code, signal) => r(code ?? signal)));
   process.kill(-s.child.pid!, 'SIGTERM');
-  return exited;
+  const code = await exited;
+  const deadline = Date.now() + 60_000;
+  while (groupAlive(s.child.pid!)) {
+    if (Date.now() > deadline) throw new Error(`process group ${s.child.pid} still running 60 s after SIGTERM`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return code;
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 
