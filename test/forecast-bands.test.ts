@@ -11,7 +11,7 @@ import { addDays } from '../src/domain/calendar.js';
 import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
 import { projectForecast } from '../src/domain/forecast/project.js';
 import { levelSpreads, poissonSampler, rng, simulateForecast, withLevel } from '../src/domain/forecast/simulate.js';
-import { calibrationSummary, forecastBands, simulatedBands } from '../src/domain/forecast/bands.js';
+import { calibrationSummary, centsText, forecastBands, simulatedBands } from '../src/domain/forecast/bands.js';
 import fc from 'fast-check';
 import { calibratedBand, conformalCdf, conformalQuantile, GAMMA, OnlineCalibrator, normalQuantile, scoreOf, TARGET_ALPHA, valueAt, type CalibrationState } from '../src/domain/forecast/calibrate.js';
 import { levelSpread, youngLevelSpread } from '../src/domain/forecast/seasonality.js';
@@ -19,7 +19,7 @@ import { calibrationEvery } from '../src/backtest/calibrate.js';
 import { toDay } from '../src/domain/forecast/days.js';
 import type { Scenario } from '../src/domain/forecast/types.js';
 import { redactNotes } from '../src/domain/sensitive.js';
-import { AS_OF, doc, input, paidHistory } from './helpers/forecast-input.js';
+import { arbitraryBooks, AS_OF, doc, input, paidHistory } from './helpers/forecast-input.js';
 
 const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
 const NOW = new Date('2026-11-25T08:00:00Z');
@@ -225,6 +225,55 @@ describe('bands and the shortfall', () => {
     expect(week0).toEqual(point.weeks[0]);
     expect(withBands!.endingCash).toBe(point.endingCash);
     expect(dec(withBands!.totalInflow).eq(new D(point.totalInflow))).toBe(true);
+  });
+});
+
+describe('bands of any books (property)', () => {
+  /** A calibration state of random scores (repeated values, any count, the too-few included) and miss rates. */
+  const scale = fc.record({
+    scores: fc.array(fc.oneof(fc.double({ min: -6, max: 6, noNaN: true }), fc.constantFrom(-1, 0, 1)), { maxLength: 30 }).map((xs) => xs.sort((a, b) => a - b)),
+    alpha: fc.double({ min: 0, max: 1, noNaN: true }),
+  });
+  const state = fc.option(
+    fc.array(fc.record({ inflow: scale, outflow: scale, closing: scale }), { minLength: 13, maxLength: 13 }).map(
+      (horizons): CalibrationState => ({ method: 'simulation+adaptive-conformal', version: 4, asOf: AS_OF, cutoffs: 20, coverage80: 0.8, cells: 100, horizons }),
+    ),
+  );
+
+  it('whatever the books and the calibration: bands ordered in cents, flows never negative, and the shortfall agreeing with the closing band', () => {
+    fc.assert(
+      // The buffer anywhere from none to twice the opening cash, in cents.
+      fc.property(arbitraryBooks(), state, fc.double({ min: 0, max: 2, noNaN: true }), ({ books, opening }, calibration, share) => {
+        const threshold = Math.round(Number(opening) * share * 100) / 100;
+        const [p] = runForecast(books, [BASE], NOW, { calibration, threshold: String(threshold) }).payloads;
+        let worst = 0;
+        for (const [k, w] of p!.weeks.entries()) {
+          for (const f of ['inflow', 'outflow', 'closing'] as const) {
+            const b = w.bands![f];
+            for (const v of [b.p10, b.p50, b.p90]) expect(isCanonical(v) && dec(v).decimalPlaces() <= 2, `week ${k + 1} ${f} ${v}`).toBe(true);
+            expect(dec(b.p10).lte(b.p50) && dec(b.p50).lte(b.p90), `week ${k + 1} ${f} ${JSON.stringify(b)}`).toBe(true);
+            if (f !== 'closing') expect(dec(b.p10).gte(0), `week ${k + 1} ${f}`).toBe(true);
+          }
+          const ps = w.shortfallProbability!;
+          expect(ps >= 0 && ps <= 1, `week ${k + 1} shortfall ${ps}`).toBe(true);
+          // The week's chance of closing below the threshold and its closing band are one distribution, read two ways.
+          const c = w.bands!.closing;
+          if (threshold < Number(c.p10) - 0.01) expect(ps, `week ${k + 1}: threshold under P10 ${c.p10}`).toBeLessThanOrEqual(0.1 + 0.005);
+          if (threshold > Number(c.p90) + 0.01) expect(ps, `week ${k + 1}: threshold over P90 ${c.p90}`).toBeGreaterThanOrEqual(0.9 - 0.005);
+          if (threshold > Number(c.p50) + 0.01) expect(ps, `week ${k + 1}: threshold over P50 ${c.p50}`).toBeGreaterThanOrEqual(0.5 - 0.005);
+          if (threshold < Number(c.p50) - 0.01) expect(ps, `week ${k + 1}: threshold under P50 ${c.p50}`).toBeLessThanOrEqual(0.5 + 0.005);
+          worst = Math.max(worst, ps);
+        }
+        const s = p!.shortfall!;
+        expect(s.threshold).toBe(centsText(threshold));
+        expect(s.probability >= 0 && s.probability <= 1).toBe(true);
+        // Short in some week is at least as likely as short in the worst week (to a future's share of rounding).
+        expect(s.probability).toBeGreaterThanOrEqual(worst - 0.002);
+        expect(s.firstLikelyWeekIndex === null).toBe(s.probability === 0);
+        expect(p!.calibration === null).toBe(calibrationSummary(calibration) === null);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
 

@@ -75,8 +75,10 @@ export function forecastBands(sim: Simulation, calibration: CalibrationState | n
     const band = {} as Record<Figure, Band>;
     for (const f of FIGURES) {
       const q = calibrated ? calibratedBand(rawWeek[f], scales[f]!, prior?.[k]![f]) : (prior?.[k]![f] ?? rawWeek[f]);
-      const floor = f === 'closing' ? -Infinity : 0;
-      band[f] = { p10: centsText(Math.max(floor, q.p10)), p50: centsText(Math.max(floor, q.p50)), p90: centsText(Math.max(floor, q.p90)) };
+      // Ordered whatever floating point does to quantiles of very large amounts (beyond 2^53 cents an interpolation can step back).
+      const p10 = Math.max(f === 'closing' ? -Infinity : 0, q.p10);
+      const p50 = Math.max(p10, q.p50);
+      band[f] = { p10: centsText(p10), p50: centsText(p50), p90: centsText(Math.max(p50, q.p90)) };
     }
     const pShort = probabilityBelow(paths, k, rawWeek.closing, calibrated ? scales.closing : null, threshold, prior?.[k]!.closing);
     markShortFutures(paths, k, pShort, short, first);
