@@ -159,6 +159,20 @@ export function paymentProbabilities(
   return out;
 }
 
+/**
+ * The delays at which a distribution's paid part reaches each level (the
+ * smallest whole day whose cumulative share of the paid mass is at least it).
+ */
+export function delayQuantiles(dist: DelayDist, levels: readonly number[]): number[] {
+  const paid = 1 - dist.never;
+  return levels.map((q) => {
+    if (!(paid > 0)) return 0;
+    let i = 0;
+    while (i < DN - 1 && dist.cdf[i]! < q * paid) i++;
+    return i + DMIN;
+  });
+}
+
 /** Median of numbers (the lower middle for even counts: a whole day for whole-day inputs). */
 export function median(values: readonly number[]): number {
   if (values.length === 0) return 0;

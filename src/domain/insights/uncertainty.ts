@@ -24,7 +24,7 @@ import type { AgentNote, ForecastPayload } from '../forecast/types.js';
 import type { PreparedForecast } from '../forecast/prepared.js';
 import type { Simulation } from '../forecast/simulate.js';
 import { customerDist } from '../forecast/project.js';
-import { DMIN, type DelayDist } from '../forecast/behaviour.js';
+import { delayQuantiles } from '../forecast/behaviour.js';
 import { insightId, rankNotes } from './engine.js';
 import { longDate, pct, shortfallBelow } from './format.js';
 
@@ -60,17 +60,19 @@ function shortfallText(payload: ForecastPayload): string | null {
   return `There is a ${pct(s.probability)} chance cash goes below ${below} in the next 13 weeks${week ? `, most likely first in the week of ${longDate(week.weekStart)}` : ''}.`;
 }
 
-/** The week whose uncertainty matters: the likeliest first week of a shortfall, else the low point. */
-function weekThatMatters(payload: ForecastPayload): number {
+/** The week whose uncertainty matters (the likeliest first week of a shortfall, else the low point) and its sources' variances. */
+function weekThatMatters(payload: ForecastPayload, sim: Simulation): { week: ForecastPayload['weeks'][number]; variance: Map<string, number> } | null {
   const first = payload.shortfall?.firstLikelyWeekIndex;
-  return first !== null && first !== undefined ? first : payload.minClosingCashWeekIndex;
+  const k = first !== null && first !== undefined ? first : payload.minClosingCashWeekIndex;
+  const week = payload.weeks[k];
+  const variance = sim.variance[k];
+  return week && variance ? { week, variance } : null;
 }
 
 function driverNote(p: PreparedForecast, payload: ForecastPayload, sim: Simulation): Pick<AgentNote, 'text' | 'contact'> | null {
-  const k = weekThatMatters(payload);
-  const week = payload.weeks[k];
-  const variance = sim.variance[k];
-  if (!week || !variance) return null;
+  const matters = weekThatMatters(payload, sim);
+  if (!matters) return null;
+  const { week, variance } = matters;
   let total = 0;
   let top: [string, number] | null = null;
   for (const e of [...variance].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
@@ -84,7 +86,7 @@ function driverNote(p: PreparedForecast, payload: ForecastPayload, sim: Simulati
   const id = rest.join(':');
   if (kind === 'customer') {
     const open = p.openItems.filter((it) => it.ar && it.src.contactId === (id || null) && ['AUTHORISED', 'DRAFT', 'SUBMITTED'].includes(it.src.status)).length;
-    const [lo, hi] = delayRange(customerDist(p, id || null));
+    const [lo, hi] = delayQuantiles(customerDist(p, id || null), [0.1, 0.9]) as [number, number];
     const name = id ? p.input.contactNames?.[id]?.trim() : undefined;
     const who = name ? `${name}, who` : 'one customer, who';
     const habit = hi <= 0 ? 'usually pays by the due date' : `has paid between ${describeDelay(lo)} and ${describeDelay(hi)}`;
@@ -110,10 +112,9 @@ const SPREAD_KINDS = 3;
 
 /** Where the uncertainty of the week that matters comes from, by kind of source, when no one source drives it: null when nothing adds to it. */
 function spreadText(payload: ForecastPayload, sim: Simulation): string | null {
-  const k = weekThatMatters(payload);
-  const week = payload.weeks[k];
-  const variance = sim.variance[k];
-  if (!week || !variance) return null;
+  const matters = weekThatMatters(payload, sim);
+  if (!matters) return null;
+  const { week, variance } = matters;
   const kinds = SOURCE_KINDS.map(() => ({ v: 0, n: 0 }));
   let total = 0;
   for (const [key, v] of variance) {
@@ -131,16 +132,6 @@ function spreadText(payload: ForecastPayload, sim: Simulation): string | null {
     .slice(0, SPREAD_KINDS)
     .map((x) => `${SOURCE_KINDS[x.i]!.words(x.n)} (${pct(x.v / total)})`);
   return told.length ? `The uncertainty about cash in the week of ${longDate(week.weekStart)} is spread over many sources: ${told.join(', ')}.` : null;
-}
-
-/** The 10th and 90th percentiles (days after the due date) of a delay distribution, among payments that happen. */
-function delayRange(d: DelayDist): [number, number] {
-  const paid = 1 - d.never;
-  const at = (q: number) => {
-    for (let i = 0; i < d.cdf.length; i++) if (d.cdf[i]! >= q * paid) return i + DMIN;
-    return d.cdf.length - 1 + DMIN;
-  };
-  return [at(0.1), at(0.9)];
 }
 
 const describeDelay = (days: number) => (days < 0 ? `${-days} days before` : `${days} days after the due date`);
