@@ -167,6 +167,43 @@ describe('forecast engine', () => {
     for (const k of interest) expect(p.weeks[k]!.forecastInflow).toBeMoney('0');
   });
 
+  /** Quarterly tax payments on the tax office's dates (28 October, 28 February, 28 April, 28 July: 59 to 123 days apart), from `first` to `last`. */
+  const BAS_DATES = ['10-28', '02-28', '04-28', '07-28'];
+  function taxPayments(fromYear: number, toDate: string, amounts = ['-9000', '-11000', '-10000', '-12000']) {
+    const out: { id: string; date: string; amount: string; contactId: string; accountId: string; reference: string }[] = [];
+    for (let y = fromYear; y <= fromYear + 4; y++) {
+      for (const [q, md] of BAS_DATES.entries()) {
+        const date = `${md.startsWith('10') ? y : y + 1}-${md}`;
+        if (date <= toDate && date >= `${fromYear}-10-28`) out.push({ id: `bas-${date}`, date, amount: amounts[q]!, contactId: 'tax-office', accountId: 'acc-rent', reference: 'BAS' });
+      }
+    }
+    return out;
+  }
+  const taxWeeks = (p: ForecastPayload) => weekOf(p, 'recurring:bank:out:tax-office:acc-rent');
+
+  it("Given two years of quarterly tax payments on the tax office's dates, When forecast, Then next year's payments fall on last year's dates (no one cadence fits 59-123-day gaps)", () => {
+    // 2027-01-06 (a Wednesday): weeks 4 January to 4 April 2027; last year's 28 February 2026 comes round on 28 February 2027.
+    const asOf = '2027-01-06';
+    const p = projectForecast(prepareForecast(input({ asOf, bankTxns: taxPayments(2024, asOf) })), BASE, NOW);
+    expect(taxWeeks(p)).toEqual([7]); // 28 February: 55 days after Monday 4 January, week 8
+    // The median of the last three amounts (-10,000, -12,000, -9,000 by date: 10,000).
+    expect(p.weeks[7]!.outflow).toBeMoney('10000');
+    const item = runForecast(input({ asOf, bankTxns: taxPayments(2024, asOf) }), [BASE], NOW).items[0]!.find((i) => i.itemId === 'recurring:bank:out:tax-office:acc-rent')!;
+    expect([item.expectedDate, item.reasonCode]).toEqual(['2027-02-28', 'cadence']);
+    expect(item.reason).toMatch(/on the same dates every year/);
+  });
+
+  it('Given under a year of those tax payments (no counterpart a year before), Then they are taken as quarterly from the last one; two payments are not a pattern', () => {
+    const asOf = '2026-08-19'; // weeks 17 August to 15 November 2026
+    const young = taxPayments(2025, asOf).filter((t) => t.date >= '2026-01-01'); // 28 February, 28 April, 28 July 2026
+    expect(young.map((t) => t.date)).toEqual(['2026-02-28', '2026-04-28', '2026-07-28']);
+    const p = projectForecast(prepareForecast(input({ asOf, bankTxns: young })), BASE, NOW);
+    expect(taxWeeks(p)).toEqual([10]); // 28 October (quarterly from 28 July): week 11
+    expect(p.weeks[10]!.outflow).toBeMoney('11000'); // the median of 11,000, 10,000 and 12,000
+    const two = projectForecast(prepareForecast(input({ asOf, bankTxns: young.slice(1) })), BASE, NOW);
+    expect(dec(two.totalOutflow).isZero()).toBe(true);
+  });
+
   it('spec 2.3: irregular but frequent bank receipts (renewal model) are guaranteedInflow, never forecastInflow', () => {
     const gaps = [3, 5, 4, 3, 6, 4, 5, 3, 4, 5, 6, 3, 4, 5, 4, 3, 5, 4, 6, 3];
     let d = '2026-11-22';

@@ -45,9 +45,11 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * from the first months of history, shrunk by empirical Bayes (its scores
  * measured the forecast before). 4: each customer's payment delays are
  * mixed with its peers' (customers that pay like it), not the whole
- * organisation's.
+ * organisation's. 5: payments on the calendar's dates year after year
+ * (quarterly taxes, yearly bills) are forecast (series.ts yearlyPoints,
+ * looseQuarters), no longer left out of the payments.
  */
-export const CALIBRATION_VERSION = 4;
+export const CALIBRATION_VERSION = 5;
 
 export interface Quantiles {
   p10: number;

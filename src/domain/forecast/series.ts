@@ -9,13 +9,13 @@ import { median } from './behaviour.js';
 import { amountOf, isPositive, toDec, toF, type Amount } from './cents.js';
 import { churnPerGap, SERIES_STOP_RATE } from './churn.js';
 import { cmpStr } from './compare.js';
-import { fromDay, toDay } from './days.js';
+import { addMonths, dayOfMonth, fromDay, toDay } from './days.js';
 import type { SeriesWhy } from './items.js';
 import { LOOKBACK } from './history.js';
 import { openOrderDays } from './po-matching.js';
 import type { DailyPrediction, PointPrediction } from './prepared.js';
 import type { SuppressedReason } from './purchase-orders.js';
-import { detectCadence, isActive, nextOccurrences } from './recurring.js';
+import { CADENCES, detectCadence, isActive, nextOccurrences, type CadenceMatch } from './recurring.js';
 import { gapModel, renewalDensity } from './renewal.js';
 import { RUN_RATE_WINDOW, runRatePrediction } from './run-rate.js';
 import { relativeSpread } from './spread.js';
@@ -87,7 +87,12 @@ export function predictSeries(
     if (!s.bill && key.split(':')[2] && billContacts.has(key.split(':')[2]!)) continue;
     const events = byDay(s.events);
     const poDay = contact ? openPoDays.get(contact) : undefined;
-    if (cadencePoints(key, s, events, poDay, ctx) || renewalSeries(key, s, events, poDay, ctx)) {
+    if (
+      cadencePoints(key, s, events, poDay, ctx, detectCadence) ||
+      renewalSeries(key, s, events, poDay, ctx) ||
+      yearlyPoints(key, s, events, ctx) ||
+      cadencePoints(key, s, events, poDay, ctx, looseQuarters)
+    ) {
       if (contact) billContacts.add(contact);
       continue;
     }
@@ -155,10 +160,27 @@ function byDay(events: Ev[]): ByDay {
   return { days, amounts };
 }
 
-/** A series with an active calendar cadence: its next occurrences as points (true), else nothing (false). */
-function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext): boolean {
+/**
+ * Quarters that do not keep to one length (a tax office's: 59 to 123 days
+ * apart): every one of the last gaps (two to four) within LOOSE_QUARTER days,
+ * taken as quarterly. Tried after the strict cadences, the renewal model and
+ * the yearly pattern (which places such quarters on their own dates once a
+ * year of them has a counterpart a year before).
+ */
+const LOOSE_QUARTER = { min: 55, max: 125 };
+function looseQuarters(days: readonly number[]): CadenceMatch | null {
+  if (days.length < 3) return null;
+  for (let i = Math.max(1, days.length - 4); i < days.length; i++) {
+    const g = days[i]! - days[i - 1]!;
+    if (g < LOOSE_QUARTER.min || g > LOOSE_QUARTER.max) return null;
+  }
+  return { cadence: 'QUARTERLY', period: CADENCES.find((c) => c.cadence === 'QUARTERLY')!.period };
+}
+
+/** A series with an active calendar cadence (as `detect` finds it): its next occurrences as points (true), else nothing (false). */
+function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext, detect: (days: readonly number[]) => CadenceMatch | null): boolean {
   const { asOf, end } = ctx;
-  const match = detectCadence(days);
+  const match = detect(days);
   if (!match || !isActive(days[days.length - 1]!, asOf, match.period)) return false;
   const lastEv = amounts[amounts.length - 1]!;
   const recent = amounts
@@ -182,6 +204,48 @@ function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: 
       ...(spread > 0 ? { spread } : {}),
       why,
     });
+  }
+  return true;
+}
+
+/** A year ago, give or take this many days, an event of a yearly pattern has its counterpart. */
+const YEAR_MATCH = 10;
+/** How late (days) an occurrence of a yearly pattern not seen yet is still expected (placed today). */
+const YEARLY_GRACE = 7;
+
+/** The same calendar day a year after `day` (the 29th of February: the 28th). */
+const yearAfter = (day: number) => addMonths(day, 12, dayOfMonth(day));
+
+/**
+ * A series that repeats on the calendar's dates year after year without one
+ * cadence (a business's quarterly tax payments on the tax office's dates,
+ * 59 to 123 days apart; an insurance and a subscription due every year):
+ * at least two events in the last year, and at least 75% of them with a
+ * counterpart a year before (within YEAR_MATCH days). Its occurrences in
+ * the horizon are last year's events a year on, each the median of the last
+ * three amounts (as a cadence's), varying as the last six did; an occurrence
+ * whose day has passed (at most YEARLY_GRACE days) and not been seen is placed
+ * today. True when it is such a series (even when nothing falls in the horizon).
+ */
+function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, ctx: SeriesContext): boolean {
+  const { asOf, end } = ctx;
+  const lastYear = days.filter((d) => d <= asOf && asOf - d < 365);
+  if (lastYear.length < 2) return false;
+  const seen = (d: number) => days.some((e) => Math.abs(e - d) <= YEAR_MATCH);
+  const matched = lastYear.filter((d) => days.some((e) => e < d - 300 && Math.abs(yearAfter(e) - d) <= YEAR_MATCH)).length;
+  if (matched < 2 || matched < 0.75 * lastYear.length) return false;
+  const recent = amounts
+    .slice(-3)
+    .map((e) => e.amount)
+    .sort((a, b) => toDec(a).comparedTo(toDec(b)));
+  const amount = recent[(recent.length - 1) >> 1]!;
+  const spread = relativeSpread(amounts.slice(-6).map((e) => toF(e.amount)));
+  const lastEv = amounts[amounts.length - 1]!;
+  const why = seriesWhy(key, s, 'cadence', `${seriesWords(key, s)} on the same dates every year (${matched} of the last year's ${lastYear.length} a year after one before), the last on ${fromDay(days[days.length - 1]!)}: last year's dates a year on, the median of the last three amounts${lagWords(s)}`);
+  for (const e of days) {
+    const next = yearAfter(e);
+    if (next > end - s.lag || next < asOf - YEARLY_GRACE || seen(next)) continue;
+    ctx.points.push({ id: `recurring:${key}`, inflow: s.inflow, day: Math.max(next, asOf) + s.lag, amount, accountId: lastEv.accountId, statistical: false, ...(spread > 0 ? { spread } : {}), why });
   }
   return true;
 }
