@@ -204,6 +204,17 @@ describe('forecast engine', () => {
     expect(dec(two.totalOutflow).isZero()).toBe(true);
   });
 
+  it("Given an accountant's fee billed on 1 February two years running, Then a third is expected on 1 February (the annual cadence would need a third to see it); a bill a year and a half before is no pattern", () => {
+    const fee = (issue: string) => doc({ kind: 'AP', contactId: 'accountant', issueDate: issue, dueDate: addDays(issue, 30), status: 'PAID', paidDate: addDays(issue, 30), total: '3630', accountId: 'acc-rent' });
+    const asOf = '2027-01-06'; // weeks 4 January to 4 April 2027
+    const p = projectForecast(prepareForecast(input({ asOf, items: [fee('2025-02-01'), fee('2026-02-01')] })), BASE, NOW);
+    // Issued on 1 February 2027, paid after the supplier's 30 days' terms: 3 March, week 9.
+    expect(weekOf(p, 'recurring:bill:accountant')).toEqual([8]);
+    expect(p.weeks[8]!.outflow).toBeMoney('3630');
+    const once = projectForecast(prepareForecast(input({ asOf, items: [fee('2024-08-01'), fee('2026-02-01')] })), BASE, NOW);
+    expect(weekOf(once, 'recurring:bill:accountant')).toEqual([]);
+  });
+
   it('spec 2.3: irregular but frequent bank receipts (renewal model) are guaranteedInflow, never forecastInflow', () => {
     const gaps = [3, 5, 4, 3, 6, 4, 5, 3, 4, 5, 6, 3, 4, 5, 4, 3, 5, 4, 6, 3];
     let d = '2026-11-22';

@@ -219,9 +219,10 @@ const yearAfter = (day: number) => addMonths(day, 12, dayOfMonth(day));
 /**
  * A series that repeats on the calendar's dates year after year without one
  * cadence (a business's quarterly tax payments on the tax office's dates,
- * 59 to 123 days apart; an insurance and a subscription due every year):
- * at least two events in the last year, and at least 75% of them with a
- * counterpart a year before (within YEAR_MATCH days). Its occurrences in
+ * 59 to 123 days apart; an accountant's fee or an insurance due every
+ * year, from its second year: the ANNUAL cadence needs a third): at least
+ * 75% of the last year's events (one at least) with a counterpart a year
+ * before (within YEAR_MATCH days). Its occurrences in
  * the horizon are last year's events a year on, each the median of the last
  * three amounts (as a cadence's), varying as the last six did; an occurrence
  * whose day has passed (at most YEARLY_GRACE days) and not been seen is placed
@@ -230,10 +231,10 @@ const yearAfter = (day: number) => addMonths(day, 12, dayOfMonth(day));
 function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, ctx: SeriesContext): boolean {
   const { asOf, end } = ctx;
   const lastYear = days.filter((d) => d <= asOf && asOf - d < 365);
-  if (lastYear.length < 2) return false;
+  if (lastYear.length === 0) return false;
   const seen = (d: number) => days.some((e) => Math.abs(e - d) <= YEAR_MATCH);
   const matched = lastYear.filter((d) => days.some((e) => e < d - 300 && Math.abs(yearAfter(e) - d) <= YEAR_MATCH)).length;
-  if (matched < 2 || matched < 0.75 * lastYear.length) return false;
+  if (matched === 0 || matched < 0.75 * lastYear.length) return false;
   const recent = amounts
     .slice(-3)
     .map((e) => e.amount)
