@@ -88,6 +88,13 @@ describe('canonical decimal strings', () => {
     expect(() => canonical(Number.NaN)).toThrow();
     expect(() => canonical(Number.POSITIVE_INFINITY)).toThrow();
   });
+
+  it('Given text with an absurd exponent, Then it is refused at once rather than written out in millions of digits (a property run once spent minutes on one)', () => {
+    expect(() => canonical('1e-9999999')).toThrow(/beyond 10\^1000/);
+    expect(() => canonical('-9e9999999')).toThrow(/beyond 10\^1000/);
+    expect(canonical('1e999')).toBe(`1${'0'.repeat(999)}`);
+    expect(canonical('1e-999')).toBe(`0.${'0'.repeat(998)}1`);
+  });
 });
 
 describe('engine amounts (src/domain/forecast/cents.ts)', () => {

@@ -23,6 +23,9 @@ export function dec(v: MoneyInput | null | undefined): Dec {
   return new D(v);
 }
 
+/** How far from 1 (a power of ten either way) canonical() writes an amount out: far beyond any money. */
+const MAX_EXPONENT = 1000;
+
 /** The canonical decimal string of the spec: '12.5', '-0.01', '0', '1000000'. */
 export function canonical(v: MoneyInput): string {
   // Decimal text as the store gives NUMERIC ('1234.5600'): trimmed as text, no Decimal built (a page of 200
@@ -34,6 +37,8 @@ export function canonical(v: MoneyInput): string {
   const d = dec(v);
   if (!d.isFinite()) throw new RangeError(`not a finite amount: ${String(v)}`);
   if (d.isZero()) return '0';
+  // '1e-9999999' is a finite Decimal whose plain text has ten million digits (minutes to write): no amount is.
+  if (Math.abs(d.e) > MAX_EXPONENT) throw new RangeError(`not an amount (beyond 10^${MAX_EXPONENT} either way): ${String(v)}`);
   // toFixed() never uses exponent notation; trim the trailing zeros it may leave.
   let s = d.toFixed();
   if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
