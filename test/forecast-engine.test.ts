@@ -215,6 +215,14 @@ describe('forecast engine', () => {
     expect(weekOf(once, 'recurring:bill:accountant')).toEqual([]);
   });
 
+  it('Given a weekly supplier paid for a year and a half that stopped six months ago, Then last year\'s dates do not bring it back', () => {
+    const asOf = '2027-01-06';
+    const weekly = Array.from({ length: 78 }, (_, i) => ({ id: `w${i}`, date: addDays('2025-01-01', 7 * i), amount: '-800', contactId: 'cleaner', accountId: 'acc-rent', reference: null }));
+    expect(weekly[weekly.length - 1]!.date).toBe('2026-06-24');
+    const p = projectForecast(prepareForecast(input({ asOf, bankTxns: weekly })), BASE, NOW);
+    expect(dec(p.totalOutflow).isZero()).toBe(true);
+  });
+
   it('spec 2.3: irregular but frequent bank receipts (renewal model) are guaranteedInflow, never forecastInflow', () => {
     const gaps = [3, 5, 4, 3, 6, 4, 5, 3, 4, 5, 6, 3, 4, 5, 4, 3, 5, 4, 6, 3];
     let d = '2026-11-22';

@@ -182,13 +182,7 @@ function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: 
   const { asOf, end } = ctx;
   const match = detect(days);
   if (!match || !isActive(days[days.length - 1]!, asOf, match.period)) return false;
-  const lastEv = amounts[amounts.length - 1]!;
-  const recent = amounts
-    .slice(-3)
-    .map((e) => ({ day: e.day, amount: e.amount }))
-    .sort((a, b) => toDec(a.amount).comparedTo(toDec(b.amount)) || a.day - b.day);
-  const amount = recent[(recent.length - 1) >> 1]!.amount;
-  const spread = relativeSpread(amounts.slice(-6).map((e) => toF(e.amount)));
+  const { amount, spread, lastEv } = recurringAmount(amounts);
   const why = seriesWhy(key, s, 'cadence', `${match.cadence.toLowerCase().replace('_', '-')} cadence of ${days.length} past ${seriesWords(key, s)}, the last on ${fromDay(days[days.length - 1]!)}: the next dates from it, the median of the last three amounts${lagWords(s)}`);
   // Cash moves `lag` days after the event; an event after the last known one (a bill or an open order).
   const anchor = [...days];
@@ -206,6 +200,15 @@ function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: 
     });
   }
   return true;
+}
+
+/** A recurring series' amount: the median of its last three (the earlier of equal ones), varying as its last six did; and its last event. */
+function recurringAmount(amounts: readonly Ev[]): { amount: Amount; spread: number; lastEv: Ev } {
+  const recent = amounts
+    .slice(-3)
+    .map((e) => ({ day: e.day, amount: e.amount }))
+    .sort((a, b) => toDec(a.amount).comparedTo(toDec(b.amount)) || a.day - b.day);
+  return { amount: recent[(recent.length - 1) >> 1]!.amount, spread: relativeSpread(amounts.slice(-6).map((e) => toF(e.amount))), lastEv: amounts[amounts.length - 1]! };
 }
 
 /** A year ago, give or take this many days, an event of a yearly pattern has its counterpart. */
@@ -232,16 +235,14 @@ function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, ctx: Ser
   const { asOf, end } = ctx;
   const lastYear = days.filter((d) => d <= asOf && asOf - d < 365);
   if (lastYear.length === 0) return false;
+  // Still going: no longer since its last event than its longest gap of the last year (a series that stopped is not brought back).
+  let longest = 0;
+  for (let i = 1; i < days.length; i++) if (asOf - days[i]! < 365) longest = Math.max(longest, days[i]! - days[i - 1]!);
+  if (asOf - days[days.length - 1]! > longest + YEAR_MATCH) return false;
   const seen = (d: number) => days.some((e) => Math.abs(e - d) <= YEAR_MATCH);
   const matched = lastYear.filter((d) => days.some((e) => e < d - 300 && Math.abs(yearAfter(e) - d) <= YEAR_MATCH)).length;
   if (matched === 0 || matched < 0.75 * lastYear.length) return false;
-  const recent = amounts
-    .slice(-3)
-    .map((e) => e.amount)
-    .sort((a, b) => toDec(a).comparedTo(toDec(b)));
-  const amount = recent[(recent.length - 1) >> 1]!;
-  const spread = relativeSpread(amounts.slice(-6).map((e) => toF(e.amount)));
-  const lastEv = amounts[amounts.length - 1]!;
+  const { amount, spread, lastEv } = recurringAmount(amounts);
   const why = seriesWhy(key, s, 'cadence', `${seriesWords(key, s)} on the same dates every year (${matched} of the last year's ${lastYear.length} a year after one before), the last on ${fromDay(days[days.length - 1]!)}: last year's dates a year on, the median of the last three amounts${lagWords(s)}`);
   for (const e of days) {
     const next = yearAfter(e);
