@@ -223,6 +223,47 @@ describe('forecast engine', () => {
     expect(dec(p.totalOutflow).isZero()).toBe(true);
   });
 
+  it('Given the yearly pattern, Then what is already paid or ordered is not forecast again: a tax payment made two weeks early, an open order for the annual fee, last year\'s payment made in two parts', () => {
+    const taxItems = (p: ForecastPayload) => p.weeks.flatMap((w) => w.itemIds).filter((id) => id === 'recurring:bank:out:tax-office:acc-rent').length;
+    // February's paid on the 12th instead of the 28th: only April's is to come (weeks 15 February to 16 May 2027).
+    const early = [...taxPayments(2024, '2026-12-31'), { id: 'bas-early', date: '2027-02-12', amount: '-11500', contactId: 'tax-office', accountId: 'acc-rent', reference: 'BAS' }];
+    const p = projectForecast(prepareForecast(input({ asOf: '2027-02-15', bankTxns: early })), BASE, NOW);
+    expect(taxWeeks(p)).toEqual([10]); // 28 April
+    expect(taxItems(p)).toBe(1);
+    // The accountant's fee with its order already raised for 1 February 2027: the order, not the order and the fee.
+    const fee = (issue: string) => doc({ kind: 'AP', contactId: 'accountant', issueDate: issue, dueDate: addDays(issue, 30), status: 'PAID', paidDate: addDays(issue, 30), total: '3630', accountId: 'acc-rent' });
+    const order = { id: 'po-fee', number: 'PO-1', reference: '', contactId: 'accountant', status: 'AUTHORISED', issueDate: '2027-01-02', deliveryDate: null, expectedArrivalDate: '2027-02-01', total: '3630' };
+    const q = projectForecast(prepareForecast(input({ asOf: '2027-01-06', items: [fee('2025-02-01'), fee('2026-02-01')], purchaseOrders: [order] })), BASE, NOW);
+    expect(q.totalOutflow).toBeMoney('3630');
+    // Last February's payment in two parts, four days apart: one payment next February.
+    // A telephone company's yearly bill does not silence its monthly direct debits.
+    const telco = (issue: string) => doc({ kind: 'AP', contactId: 'telco', issueDate: issue, dueDate: addDays(issue, 14), status: 'PAID', paidDate: addDays(issue, 14), total: '1200', accountId: 'acc-rent' });
+    const debits = Array.from({ length: 12 }, (_, i) => ({ id: `dd${i}`, date: `2026-${String(12 - i).padStart(2, '0')}-03`, amount: '-99', contactId: 'telco', accountId: 'acc-rent', reference: 'DD' }));
+    const t = projectForecast(prepareForecast(input({ asOf: '2027-01-06', items: [telco('2025-02-01'), telco('2026-02-01')], bankTxns: debits })), BASE, NOW);
+    expect(weekOf(t, 'recurring:bill:telco')).toEqual([6]); // issued 1 February 2027, paid after its 14 days: 15 February
+    expect(weekOf(t, 'recurring:bank:out:telco:acc-rent')).toEqual([0, 4, 8, 12]); // 3 January's, not seen yet, today; 3 February, 3 March, 3 April
+    const split = taxPayments(2024, '2026-12-31').flatMap((t) => (t.date === '2026-02-28' ? [{ ...t, id: 'a', date: '2026-02-26', amount: '-5000' }, { ...t, id: 'b', date: '2026-03-02', amount: '-5000' }] : [t]));
+    const r = projectForecast(prepareForecast(input({ asOf: '2027-01-06', bankTxns: split })), BASE, NOW);
+    expect(taxItems(r)).toBe(1);
+  });
+
+  it('Given the yearly pattern, Then a payment due a year to the day after the last is forecast today; a dense series that slowed down is not brought back at last year\'s rate', () => {
+    const annual = [
+      { id: 'y1', date: '2025-02-01', amount: '-2400', contactId: 'insurer', accountId: 'acc-rent', reference: null },
+      { id: 'y2', date: '2026-02-01', amount: '-2400', contactId: 'insurer', accountId: 'acc-rent', reference: null },
+    ];
+    for (const asOf of ['2027-01-31', '2027-02-01']) {
+      const p = projectForecast(prepareForecast(input({ asOf, bankTxns: annual })), BASE, NOW);
+      expect(p.totalOutflow, asOf).toBeMoney('2400');
+    }
+    // Two days late, the first payment is more than the models' two years back (LOOKBACK): one payment is no pattern.
+    expect(projectForecast(prepareForecast(input({ asOf: '2027-02-03', bankTxns: annual })), BASE, NOW).totalOutflow).toBeMoney('0');
+    const weekly = Array.from({ length: 78 }, (_, i) => ({ id: `w${i}`, date: addDays('2025-01-01', 7 * i), amount: '-800', contactId: 'cleaner', accountId: 'acc-rent', reference: null }));
+    const slowed = [...weekly, ...['2026-08-13', '2026-10-02', '2026-11-21'].map((date, i) => ({ id: `s${i}`, date, amount: '-800', contactId: 'cleaner', accountId: 'acc-rent', reference: null }))];
+    const q = projectForecast(prepareForecast(input({ asOf: '2027-01-06', bankTxns: slowed })), BASE, NOW);
+    expect(weekOf(q, 'recurring:bank:out:cleaner:acc-rent')).toEqual([]);
+  });
+
   it('spec 2.3: irregular but frequent bank receipts (renewal model) are guaranteedInflow, never forecastInflow', () => {
     const gaps = [3, 5, 4, 3, 6, 4, 5, 3, 4, 5, 6, 3, 4, 5, 4, 3, 5, 4, 6, 3];
     let d = '2026-11-22';

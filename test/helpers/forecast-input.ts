@@ -57,7 +57,7 @@ const anyAmount = fc
 
 /**
  * Random books (property tests): up to 40 documents of 3 customers and no contact, of any status, terms and
- * payment delay, around the cut-off; manual lines, purchase orders, monthly bank series of up to a year, and an
+ * payment delay, around the cut-off; manual lines, purchase orders, bank series (monthly, quarterly, yearly, uneven) of up to two years, and an
  * opening balance (reconciled, plus an unreconciled millionth).
  */
 export function arbitraryBooks(): fc.Arbitrary<{ books: ForecastInput; opening: string }> {
@@ -79,7 +79,16 @@ export function arbitraryBooks(): fc.Arbitrary<{ books: ForecastInput; opening: 
       manual: fc.array(fc.record({ date: day, amount: anyAmount, neg: fc.boolean(), accountId: fc.constantFrom('acc-rent', null) }), { maxLength: 3 }),
       orders: fc.array(fc.record({ issue: day, total: anyAmount, status: fc.constantFrom('AUTHORISED', 'DRAFT', 'BILLED'), contactId: fc.constantFrom('c1', 'c2', null) }), { maxLength: 4 }),
       series: fc.array(
-        fc.record({ k: fc.integer({ min: 1, max: 12 }), amount: fc.integer({ min: 1, max: 10 ** 7 }), neg: fc.boolean(), contactId: fc.constantFrom('s1', 'c2', null), accountId: fc.constantFrom('acc-rent', 'acc-sales', null) }),
+        fc.record({
+          k: fc.integer({ min: 1, max: 12 }),
+          // Monthly, quarterly on uneven days (the yearly pattern, loose quarters), yearly, or irregular.
+          every: fc.constantFrom(30, 30, 91, 365),
+          jitter: fc.array(fc.integer({ min: -40, max: 40 }), { minLength: 12, maxLength: 12 }),
+          amount: fc.integer({ min: 1, max: 10 ** 7 }),
+          neg: fc.boolean(),
+          contactId: fc.constantFrom('s1', 'c2', null),
+          accountId: fc.constantFrom('acc-rent', 'acc-sales', null),
+        }),
         { maxLength: 3 },
       ),
     })
@@ -106,9 +115,17 @@ export function arbitraryBooks(): fc.Arbitrary<{ books: ForecastInput; opening: 
         bankAccounts: [{ id: 'b', name: 'B', currency: 'AUD', reconciledBalance: opening, statementBalance: null, unreconciledNet: '0.000001' }],
         manualItems: manual.map((m, i) => ({ id: `m${i}`, date: m.date, amount: m.neg ? `-${m.amount}` : m.amount, accountId: m.accountId })),
         purchaseOrders: orders.map((o, i) => ({ id: `po${i}`, number: `PO-${i}`, reference: '', contactId: o.contactId, status: o.status, issueDate: o.issue, deliveryDate: null, expectedArrivalDate: null, total: o.total })),
-        // A monthly bank series (recurring rent, subscriptions...) of each generated amount, over the past year.
+        // A bank series of each generated amount going back up to two years (rent, subscriptions, taxes, an insurance...),
+        // every 30, 91 or 365 days, or on uneven days (the jitter, for every second series).
         bankTxns: series.flatMap((x, j) =>
-          Array.from({ length: x.k }, (_, m) => ({ id: `t${j}-${m}`, date: addDays(AS_OF, -30 * (m + 1)), amount: `${x.neg ? '-' : ''}${x.amount / 100}`, contactId: x.contactId, accountId: x.accountId, reference: null })),
+          Array.from({ length: x.k }, (_, m) => ({
+            id: `t${j}-${m}`,
+            date: addDays(AS_OF, Math.max(-729, -x.every * (m + 1) + (j % 2 ? x.jitter[m]! : 0))),
+            amount: `${x.neg ? '-' : ''}${x.amount / 100}`,
+            contactId: x.contactId,
+            accountId: x.accountId,
+            reference: null,
+          })),
         ),
       });
       return { books, opening };

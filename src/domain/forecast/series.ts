@@ -6,6 +6,7 @@
  * run-rates of other bills, receipts and spending (run-rate.ts).
  */
 import { median } from './behaviour.js';
+import { lowerBound, upperBound } from './sorted.js';
 import { amountOf, isPositive, toDec, toF, type Amount } from './cents.js';
 import { churnPerGap, SERIES_STOP_RATE } from './churn.js';
 import { cmpStr } from './compare.js';
@@ -87,15 +88,13 @@ export function predictSeries(
     if (!s.bill && key.split(':')[2] && billContacts.has(key.split(':')[2]!)) continue;
     const events = byDay(s.events);
     const poDay = contact ? openPoDays.get(contact) : undefined;
-    if (
-      cadencePoints(key, s, events, poDay, ctx, detectCadence) ||
-      renewalSeries(key, s, events, poDay, ctx) ||
-      yearlyPoints(key, s, events, ctx) ||
-      cadencePoints(key, s, events, poDay, ctx, looseQuarters)
-    ) {
+    if (cadencePoints(key, s, events, poDay, ctx, detectCadence) || renewalSeries(key, s, events, poDay, ctx)) {
       if (contact) billContacts.add(contact);
       continue;
     }
+    // A few a year (the yearly pattern, loose quarters): its contact's bank series stay its own (a telephone company's
+    // yearly bill says nothing of its monthly direct debits).
+    if (yearlyPoints(key, s, events, poDay, ctx) || cadencePoints(key, s, events, poDay, ctx, looseQuarters)) continue;
     // Not modelled: its recent events join the run-rate of the rest.
     const rest = s.bill ? bills : s.inflow ? bankIn : bankOut;
     for (const e of events.amounts) {
@@ -215,6 +214,8 @@ function recurringAmount(amounts: readonly Ev[]): { amount: Amount; spread: numb
 const YEAR_MATCH = 10;
 /** How late (days) an occurrence of a yearly pattern not seen yet is still expected (placed today). */
 const YEARLY_GRACE = 7;
+/** A yearly pattern is a sparse series' (a dense one that slows down matches a year before by chance): at most this many events in its last year. */
+const YEARLY_MAX = 12;
 
 /** The same calendar day a year after `day` (the 29th of February: the 28th). */
 const yearAfter = (day: number) => addMonths(day, 12, dayOfMonth(day));
@@ -223,30 +224,53 @@ const yearAfter = (day: number) => addMonths(day, 12, dayOfMonth(day));
  * A series that repeats on the calendar's dates year after year without one
  * cadence (a business's quarterly tax payments on the tax office's dates,
  * 59 to 123 days apart; an accountant's fee or an insurance due every
- * year, from its second year: the ANNUAL cadence needs a third): at least
- * 75% of the last year's events (one at least) with a counterpart a year
- * before (within YEAR_MATCH days). Its occurrences in
- * the horizon are last year's events a year on, each the median of the last
- * three amounts (as a cadence's), varying as the last six did; an occurrence
- * whose day has passed (at most YEARLY_GRACE days) and not been seen is placed
- * today. True when it is such a series (even when nothing falls in the horizon).
+ * year, from its second year: the ANNUAL cadence needs a third): at most
+ * YEARLY_MAX events in its last year, at least 75% of them (one at least)
+ * with a counterpart a year before (within YEAR_MATCH days), and still
+ * going. Its occurrences in the horizon are last year's events a year on,
+ * each the median of the last three amounts (as a cadence's), varying as the
+ * last six did; one already paid (early by up to half the gap before it, or
+ * an open order for it) is not placed again, nor one of two parts of last
+ * year's payment; one whose day has passed (at most YEARLY_GRACE days) and
+ * not been seen is placed today. True when it is such a series (even when
+ * nothing falls in the horizon).
  */
-function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, ctx: SeriesContext): boolean {
+function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext): boolean {
   const { asOf, end } = ctx;
-  const lastYear = days.filter((d) => d <= asOf && asOf - d < 365);
-  if (lastYear.length === 0) return false;
+  // The last year (and a week: an event a year ago today is due again now), at most YEARLY_MAX events of it.
+  const from = lowerBound(days, asOf - 365 - YEARLY_GRACE);
+  const to = upperBound(days, asOf);
+  const lastYear = to - from;
+  if (lastYear === 0 || lastYear > YEARLY_MAX) return false;
   // Still going: no longer since its last event than its longest gap of the last year (a series that stopped is not brought back).
   let longest = 0;
-  for (let i = 1; i < days.length; i++) if (asOf - days[i]! < 365) longest = Math.max(longest, days[i]! - days[i - 1]!);
-  if (asOf - days[days.length - 1]! > longest + YEAR_MATCH) return false;
-  const seen = (d: number) => days.some((e) => Math.abs(e - d) <= YEAR_MATCH);
-  const matched = lastYear.filter((d) => days.some((e) => e < d - 300 && Math.abs(yearAfter(e) - d) <= YEAR_MATCH)).length;
-  if (matched === 0 || matched < 0.75 * lastYear.length) return false;
+  for (let i = Math.max(1, from); i < to; i++) longest = Math.max(longest, days[i]! - days[i - 1]!);
+  if (asOf - days[to - 1]! > longest + YEAR_MATCH) return false;
+  const near = (d: number, before: number, after: number) => upperBound(days, d + after) > lowerBound(days, d - before);
+  let matched = 0;
+  for (let i = from; i < to; i++) {
+    // Its counterpart: an event whose day a year on is within YEAR_MATCH days of it.
+    const j = lowerBound(days, days[i]! - 400);
+    for (let k = j; k < i && days[k]! < days[i]! - 300; k++) {
+      if (Math.abs(yearAfter(days[k]!) - days[i]!) <= YEAR_MATCH) {
+        matched++;
+        break;
+      }
+    }
+  }
+  if (matched === 0 || matched < 0.75 * lastYear) return false;
   const { amount, spread, lastEv } = recurringAmount(amounts);
-  const why = seriesWhy(key, s, 'cadence', `${seriesWords(key, s)} on the same dates every year (${matched} of the last year's ${lastYear.length} a year after one before), the last on ${fromDay(days[days.length - 1]!)}: last year's dates a year on, the median of the last three amounts${lagWords(s)}`);
-  for (const e of days) {
-    const next = yearAfter(e);
-    if (next > end - s.lag || next < asOf - YEARLY_GRACE || seen(next)) continue;
+  const why = seriesWhy(key, s, 'cadence', `${seriesWords(key, s)} on the same dates every year (${matched} of the last year's ${lastYear} a year after one before), the last on ${fromDay(days[days.length - 1]!)}: last year's dates a year on, the median of the last three amounts${lagWords(s)}`);
+  const placed: number[] = [];
+  for (let i = from; i < to; i++) {
+    const next = yearAfter(days[i]!);
+    if (next > end - s.lag || next < asOf - YEARLY_GRACE) continue;
+    // Seen already: an event (or an open order) from half the gap before it on (paid early), or YEAR_MATCH days after;
+    // or one of last year's a few days apart (one payment in two parts) placed it already.
+    const early = Math.max(YEAR_MATCH, Math.floor((i > 0 ? days[i]! - days[i - 1]! : 365) / 2));
+    if (near(next, early, YEAR_MATCH) || (poDay !== undefined && poDay >= next - early && poDay <= next + YEAR_MATCH)) continue;
+    if (placed.some((d) => Math.abs(d - next) <= YEAR_MATCH)) continue;
+    placed.push(next);
     ctx.points.push({ id: `recurring:${key}`, inflow: s.inflow, day: Math.max(next, asOf) + s.lag, amount, accountId: lastEv.accountId, statistical: false, ...(spread > 0 ? { spread } : {}), why });
   }
   return true;
