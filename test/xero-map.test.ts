@@ -212,6 +212,11 @@ describe('invoices and bills', () => {
     expect(problem(() => mapInvoice('nope', ctx))).toEqual({ field: '', problem: 'expected an object, got string' });
   });
 
+  it('refuses an amount beyond 10^1000 in a long literal, naming the field (it used to fail the page with a bare RangeError)', () => {
+    const body = parseXeroJson(JSON.stringify(invoice()).replace(/"Total":\s*[0-9.]+/, '"Total": 1234567890123456e-1100'));
+    expect(problem(() => mapInvoice(body, ctx))).toEqual({ field: 'Total', problem: 'not an amount: "1234567890123456e-1100" (beyond 10^1000)' });
+  });
+
   it('refuses a long number where a string is required', () => {
     const body = parseXeroJson(JSON.stringify(invoice()).replace('"INV-0003"', '12345678901234567890'));
     expect(problem(() => mapInvoice(body, ctx))).toEqual({ field: 'InvoiceNumber', problem: 'expected a string, got number' });

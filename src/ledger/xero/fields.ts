@@ -61,9 +61,24 @@ export const id = z.custom<string>((v) => isString(v) && v !== '', {
     iss.input === undefined || iss.input === null || iss.input === '' ? 'required' : `expected a string, ${got(iss.input)}`,
 });
 
+/**
+ * Whether decimalOf can write a number out: a long literal with an exponent beyond any amount ('1234567890123456e-1100')
+ * is refused by canonical() (money.ts); the check names the field rather than failing the page.
+ */
+function isAmount(v: XeroNumber): boolean {
+  if (typeof v === 'number' || !/[eE]/.test(v)) return true;
+  try {
+    canonical(v.slice(1));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A required JSON number (convert with decimalOf). */
-export const decimal = z.custom<XeroNumber>(isNumber, {
-  error: (iss) => (iss.input === undefined ? 'required' : `expected a number, ${got(iss.input)}`),
+export const decimal = z.custom<XeroNumber>((v) => isNumber(v) && isAmount(v), {
+  error: (iss) =>
+    iss.input === undefined ? 'required' : isNumber(iss.input) ? `not an amount: ${quote(numberText(iss.input)!)} (beyond 10^1000)` : `expected a number, ${got(iss.input)}`,
 });
 export const optDecimal = decimal.nullish();
 
