@@ -108,7 +108,7 @@ function repeatPurchases(c: string, list: readonly OrderEv[], ctx: CustomerConte
   if (!any) return null;
   const own = ctx.terms.customerDelays.get(c) ?? [];
   const terms = ctx.terms.arTerms.get(c) ?? ctx.terms.orgArTerms;
-  const lags = (own.length >= MIN_OWN_HISTORY ? delayQuantiles(own) : ctx.orgQuantiles).map((d) => Math.max(0, terms + d));
+  const lags = (own.length >= MIN_OWN_HISTORY ? ownDelayQuantiles(own) : ctx.orgQuantiles).map((d) => Math.max(0, terms + d));
   const whose = own.length >= MIN_OWN_HISTORY ? "the customer's" : "the business's";
   const reason = `repeat-purchase model: ${list.length} orders, a median ${median(gaps)} days apart, the last on ${fromDay(last.day)}; paid after ${terms} days' terms and the spread of ${whose} payment delays`;
   return {
@@ -127,7 +127,7 @@ function repeatPurchases(c: string, list: readonly OrderEv[], ctx: CustomerConte
 }
 
 /** The 10th, 30th, 50th, 70th and 90th percentiles of delays (whole days). */
-function delayQuantiles(delays: readonly number[]): number[] {
+function ownDelayQuantiles(delays: readonly number[]): number[] {
   const sorted = [...delays].sort((a, b) => a - b);
   const n = sorted.length;
   return [0.1, 0.3, 0.5, 0.7, 0.9].map((q) => sorted[Math.min(n - 1, Math.floor(q * n))]!);

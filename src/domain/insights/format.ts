@@ -9,12 +9,12 @@ export function money(currency: string, v: MoneyInput): string {
   return `${neg ? '-' : ''}${currency} ${digits}`;
 }
 
-/** A whole percentage: 0.234 -> '23%'. */
 /** What a shortfall is measured against, in words: 'zero', or 'the cash buffer of AUD 5,000'. */
 export function shortfallBelow(currency: string, threshold: string): string {
   return threshold === '0' ? 'zero' : `the cash buffer of ${money(currency, threshold)}`;
 }
 
+/** A whole percentage: 0.234 -> '23%'. */
 export function pct(fraction: number): string {
   return `${Math.round(fraction * 100)}%`;
 }
