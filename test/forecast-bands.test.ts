@@ -423,6 +423,35 @@ describe('the new customers\' rate (issue 17: a burst of sign-ups is not project
   });
 });
 
+describe("when new customers pay (session 21: the new customers' receipts came weeks late)", () => {
+  // Ten long-standing customers on 45 days' terms, paying on time, ordering monthly for 30 months.
+  const old = Array.from({ length: 10 }, (_, i) => paidHistory(`old-${i}`, 30, 0, AS_OF, 45)).flat();
+  // `n` customers who first ordered in the last half year, on 7 days' terms, paying 0-4 days late.
+  const newcomers = (n: number) =>
+    Array.from({ length: n }, (_, i) => {
+      const issue = addDays(AS_OF, -150 + 15 * i);
+      const due = addDays(issue, 7);
+      return doc({ contactId: `new-${i}`, issueDate: issue, dueDate: due, status: 'PAID', paidDate: addDays(due, i % 5), total: '800' });
+    });
+  const newCustomers = (items: ReturnType<typeof doc>[]) => prepareForecast(input({ items })).daily.find((d) => d.id === 'predicted:new-customers')!;
+
+  it('Given new customers on shorter terms than the old ones, Then their orders are paid as they have paid, not after the usual terms', () => {
+    const dp = newCustomers([...old, ...newcomers(8)]);
+    // Each newcomer counts once at its terms plus its delay: 7 + (0, 1, 2, 3, 4, 0, 1, 2) days.
+    expect(dp.lags).toEqual([7, 8, 9, 9, 11]);
+    expect(dp.lag).toBe(9);
+    expect(dp.why.reason).toContain('paid as the 8 customers who first ordered in the last 730 days have paid (a median 9 days from invoice to payment)');
+  });
+
+  it('Given too few new customers who have paid to learn from, Then the usual terms and delays, as before', () => {
+    // Eight newcomers, four of whom have not paid yet.
+    const unpaid = newcomers(8).map((d, i) => (i % 2 ? { ...d, status: 'AUTHORISED' as const, paidDate: null, amountDue: d.total } : d));
+    const dp = newCustomers([...old, ...unpaid]);
+    expect(dp.lags).toEqual([45, 45, 45, 45, 45]);
+    expect(dp.why.reason).toContain("paid after the usual 45 days' terms and the spread of the business's payment delays");
+  });
+});
+
 describe('notes about the uncertainty (issue 17)', () => {
   it('a likely shortfall is stated in the notes, with the buffer it is measured against and its likeliest first week', () => {
     const p = runForecast(business('3000'), [BASE], NOW, { calibration: null, threshold: '5000' }).payloads[0]!;

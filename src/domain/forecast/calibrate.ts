@@ -47,9 +47,11 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * mixed with its peers' (customers that pay like it), not the whole
  * organisation's. 5: payments on the calendar's dates year after year
  * (quarterly taxes, yearly bills) are forecast (series.ts yearlyPoints,
- * looseQuarters), no longer left out of the payments.
+ * looseQuarters), no longer left out of the payments. 6: new customers'
+ * orders are paid as the recent new customers have paid (customers.ts
+ * newCustomerLags), not after the business's usual terms.
  */
-export const CALIBRATION_VERSION = 5;
+export const CALIBRATION_VERSION = 6;
 
 export interface Quantiles {
   p10: number;

@@ -12,7 +12,7 @@ import { fromDay, monthOf } from './days.js';
 import { countsQuantiles } from './history.js';
 import type { DailyPrediction } from './prepared.js';
 import { gapModel, renewalDensity } from './renewal.js';
-import { LONG_RUN_WINDOW, newCustomersPrediction, RUN_RATE_WINDOW } from './run-rate.js';
+import { LONG_RUN_WINDOW, newCustomersPrediction, RUN_RATE_WINDOW, type NewCustomerLags } from './run-rate.js';
 import { orderSeasonality } from './seasonality.js';
 import { relativeSpread } from './spread.js';
 import type { Terms } from './terms.js';
@@ -76,7 +76,7 @@ export function predictCustomers(
     if (p) daily.push(p);
   }
   for (const list of merged.values()) if (list.length) firstOrder = Math.min(firstOrder, list[0]!.day);
-  const newCustomers = newCustomersPrediction(unmodelled, firstOrder, unmodelledAccount, season, orgQuantiles, terms.orgArTerms, asOf, end);
+  const newCustomers = newCustomersPrediction(unmodelled, firstOrder, unmodelledAccount, season, newCustomerLags(merged, ctx), asOf, end);
   if (newCustomers) daily.push(newCustomers);
   return season;
 }
@@ -124,6 +124,32 @@ function repeatPurchases(c: string, list: readonly OrderEv[], ctx: CustomerConte
     unitSpread: relativeSpread(recent.map((o) => o.value / season[monthOf(o.day)]!)),
     why: { kind: 'predicted', documentId: null, contactId: c, reasonCode: 'repeat_purchase', reason },
   };
+}
+
+/** Recent new customers a new customer's payment is learnt from, at least. */
+const MIN_NEW_PAYERS = 5;
+
+/**
+ * How the business's new customers pay: each customer whose first order is
+ * within LONG_RUN_WINDOW days and that has paid an invoice counts once, at
+ * its median terms plus its median delay (days from invoice to payment);
+ * their 10th-90th percentiles. A business whose new customers buy on short
+ * terms while its old ones have 30 days is paid sooner for its new sales than
+ * its usual terms say. Fewer than MIN_NEW_PAYERS such customers: the
+ * business's usual terms plus its delay quantiles.
+ */
+function newCustomerLags(orders: ReadonlyMap<string, readonly OrderEv[]>, ctx: CustomerContext): NewCustomerLags {
+  const { terms, asOf } = ctx;
+  const lags: number[] = [];
+  for (const [c, list] of orders) {
+    const first = list[0];
+    if (!first || first.day >= asOf || asOf - first.day > LONG_RUN_WINDOW) continue;
+    const own = terms.customerDelays.get(c);
+    if (!own?.length) continue;
+    lags.push(Math.max(0, (terms.arTerms.get(c) ?? terms.orgArTerms) + median(own)));
+  }
+  if (lags.length < MIN_NEW_PAYERS) return { lags: ctx.orgQuantiles.map((d) => Math.max(0, terms.orgArTerms + d)), customers: 0, terms: terms.orgArTerms };
+  return { lags: ownDelayQuantiles(lags), customers: lags.length, terms: terms.orgArTerms };
 }
 
 /** The 10th, 30th, 50th, 70th and 90th percentiles of delays (whole days). */

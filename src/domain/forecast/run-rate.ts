@@ -15,6 +15,17 @@ export const RUN_RATE_WINDOW = 182;
 export const LONG_RUN_WINDOW = 730;
 /** How fast a recent rate of new customers gives way to the longer-run one: half of the gap is gone after this many days. */
 const NEW_CUSTOMERS_HALF_LIFE = 91;
+/**
+ * When a new customer's order is paid, in days after it (0.1, 0.3, 0.5, 0.7
+ * and 0.9 quantiles): `customers` is how many recent new customers they were
+ * learnt from (0: the business's usual `terms` plus its delay quantiles).
+ */
+export interface NewCustomerLags {
+  lags: number[];
+  customers: number;
+  terms: number;
+}
+
 /** Events a run-rate needs in its window. */
 const RUN_RATE_MIN_EVENTS = 5;
 
@@ -54,8 +65,8 @@ export function runRatePrediction(
 /**
  * New customers: the rate of the orders no renewal could have predicted
  * (`unmodelled`: customers' first and second orders, seasonally adjusted),
- * by season, paid after the organisation's terms plus its delay quantiles;
- * null when the recent window counts nothing. The rate starts at the last
+ * by season, paid as the recent new customers have paid (`pay`); null
+ * when the recent window counts nothing. The rate starts at the last
  * RUN_RATE_WINDOW days' and decays towards the longer run's (LONG_RUN_WINDOW
  * days, or since the first order), half the gap every NEW_CUSTOMERS_HALF_LIFE
  * days: a one-off burst of sign-ups is not forecast to repeat every quarter.
@@ -65,8 +76,7 @@ export function newCustomersPrediction(
   firstOrder: number,
   accountId: string | null,
   season: readonly number[],
-  orgQuantiles: readonly number[],
-  orgArTerms: number,
+  pay: NewCustomerLags,
   asOf: number,
   end: number,
 ): DailyPrediction | null {
@@ -81,8 +91,12 @@ export function newCustomersPrediction(
     const rate = longRun + (recent - longRun) * 0.5 ** (u / NEW_CUSTOMERS_HALF_LIFE);
     values[u] = rate * season[monthOf(asOf + u)]!;
   }
-  const lags = orgQuantiles.map((d) => Math.max(0, orgArTerms + d));
-  const reason = `new customers: the rate of first and second orders of the last ${RUN_RATE_WINDOW} days, easing toward the longer run's, by season; paid after the usual ${orgArTerms} days' terms and the spread of the business's payment delays`;
+  const { lags } = pay;
+  const paid =
+    pay.customers > 0
+      ? `paid as the ${pay.customers} customers who first ordered in the last ${LONG_RUN_WINDOW} days have paid (a median ${lags[2]} days from invoice to payment)`
+      : `paid after the usual ${pay.terms} days' terms and the spread of the business's payment delays`;
+  const reason = `new customers: the rate of first and second orders of the last ${RUN_RATE_WINDOW} days, easing toward the longer run's, by season; ${paid}`;
   return {
     id: 'predicted:new-customers',
     inflow: true,
