@@ -560,6 +560,38 @@ describe('forecast engine', () => {
   });
 });
 
+describe("the run-rate of the bills no series models (session 21: paid on each supplier's terms)", () => {
+  // A wholesaler billing monthly on 30 days' terms for two years (its own series), paid on time: the business's usual terms are 30.
+  const wholesaler = Array.from({ length: 24 }, (_, i) => {
+    const issue = addDays(AS_OF, -20 - 30 * i);
+    const paid = addDays(issue, 30) < AS_OF;
+    return doc({ kind: 'AP', contactId: 'wholesaler', issueDate: issue, dueDate: addDays(issue, 30), status: paid ? 'PAID' : 'AUTHORISED', paidDate: paid ? addDays(issue, 30) : null, total: '5000' });
+  });
+  // Eight small suppliers, one or two bills each in the last half year, on `terms(i)` days, paid on time: no series of their own.
+  const irregular = (terms: (i: number) => number) =>
+    Array.from({ length: 8 }, (_, i) =>
+      [0, 1].slice(0, 1 + (i % 2)).map((j) => {
+        const issue = addDays(AS_OF, -170 + 20 * i + 9 * j);
+        return doc({ kind: 'AP', contactId: `small-${i}`, issueDate: issue, dueDate: addDays(issue, terms(i)), status: 'PAID', paidDate: addDays(issue, terms(i)), total: '400' });
+      }),
+    ).flat();
+  const otherBills = (items: ReturnType<typeof doc>[]) => prepareForecast(input({ items })).daily.find((d) => d.id === 'predicted:other-bills')!;
+
+  it('Given small suppliers on 7 days while the usual terms are 30, Then their bills to come are paid 7 days after them', () => {
+    const dp = otherBills([...wholesaler, ...irregular(() => 7)]);
+    expect(dp.lag).toBe(7);
+    expect(dp.lags).toBeUndefined();
+    expect(dp.why.reason).toContain("spread evenly, paid 7 days later (each supplier's terms and the business's bill delay)");
+  });
+
+  it('Given small suppliers on 7 and on 21 days, Then each bill counts at its own supplier\'s terms', () => {
+    // Suppliers 0-3 on 7 days (6 bills), 4-7 on 21 days (6 bills).
+    const dp = otherBills([...wholesaler, ...irregular((i) => (i < 4 ? 7 : 21))]);
+    expect(dp.lags).toEqual([7, 7, 21, 21, 21]);
+    expect(dp.why.reason).toContain('paid 7-21 days later');
+  });
+});
+
 describe("a customer's payment delays and its peers (docs/forecast.md#when-customers-pay)", () => {
   /** 12 paid invoices of a customer, a month apart, paid `delays[i]` days after their due dates (14 days' terms). */
   const paidWith = (contactId: string, delays: readonly number[]) =>

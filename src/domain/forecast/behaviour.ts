@@ -173,6 +173,13 @@ export function delayQuantiles(dist: DelayDist, levels: readonly number[]): numb
   });
 }
 
+/** The 10th, 30th, 50th, 70th and 90th percentiles of numbers (the value at rank floor(q n): whole days for whole-day inputs). */
+export function fiveQuantiles(values: readonly number[]): number[] {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  return [0.1, 0.3, 0.5, 0.7, 0.9].map((q) => sorted[Math.min(n - 1, Math.floor(q * n))]!);
+}
+
 /** Median of numbers (the lower middle for even counts: a whole day for whole-day inputs). */
 export function median(values: readonly number[]): number {
   if (values.length === 0) return 0;

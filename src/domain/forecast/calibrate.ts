@@ -49,7 +49,9 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * (quarterly taxes, yearly bills) are forecast (series.ts yearlyPoints,
  * looseQuarters), no longer left out of the payments. 6: new customers'
  * orders are paid as the recent new customers have paid (customers.ts
- * newCustomerLags), not after the business's usual terms.
+ * newCustomerLags), not after the business's usual terms; the run-rate of
+ * the bills no series models is paid after each bill's supplier's terms
+ * (series.ts), not the business's usual terms.
  */
 export const CALIBRATION_VERSION = 6;
 

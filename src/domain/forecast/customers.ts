@@ -5,7 +5,7 @@
  * delay quantiles; and the run-rate of first and second orders (new
  * customers). Also learns the seasonality of order sizes.
  */
-import { median, MIN_OWN_HISTORY } from './behaviour.js';
+import { fiveQuantiles, median, MIN_OWN_HISTORY } from './behaviour.js';
 import { churnPerGap, estimateChurnRate } from './churn.js';
 import { cmpStr } from './compare.js';
 import { fromDay, monthOf } from './days.js';
@@ -108,7 +108,7 @@ function repeatPurchases(c: string, list: readonly OrderEv[], ctx: CustomerConte
   if (!any) return null;
   const own = ctx.terms.customerDelays.get(c) ?? [];
   const terms = ctx.terms.arTerms.get(c) ?? ctx.terms.orgArTerms;
-  const lags = (own.length >= MIN_OWN_HISTORY ? ownDelayQuantiles(own) : ctx.orgQuantiles).map((d) => Math.max(0, terms + d));
+  const lags = (own.length >= MIN_OWN_HISTORY ? fiveQuantiles(own) : ctx.orgQuantiles).map((d) => Math.max(0, terms + d));
   const whose = own.length >= MIN_OWN_HISTORY ? "the customer's" : "the business's";
   const reason = `repeat-purchase model: ${list.length} orders, a median ${median(gaps)} days apart, the last on ${fromDay(last.day)}; paid after ${terms} days' terms and the spread of ${whose} payment delays`;
   return {
@@ -149,12 +149,5 @@ function newCustomerLags(orders: ReadonlyMap<string, readonly OrderEv[]>, ctx: C
     lags.push(Math.max(0, (terms.arTerms.get(c) ?? terms.orgArTerms) + median(own)));
   }
   if (lags.length < MIN_NEW_PAYERS) return { lags: ctx.orgQuantiles.map((d) => Math.max(0, terms.orgArTerms + d)), customers: 0, terms: terms.orgArTerms };
-  return { lags: ownDelayQuantiles(lags), customers: lags.length, terms: terms.orgArTerms };
-}
-
-/** The 10th, 30th, 50th, 70th and 90th percentiles of delays (whole days). */
-function ownDelayQuantiles(delays: readonly number[]): number[] {
-  const sorted = [...delays].sort((a, b) => a - b);
-  const n = sorted.length;
-  return [0.1, 0.3, 0.5, 0.7, 0.9].map((q) => sorted[Math.min(n - 1, Math.floor(q * n))]!);
+  return { lags: fiveQuantiles(lags), customers: lags.length, terms: terms.orgArTerms };
 }

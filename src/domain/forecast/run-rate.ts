@@ -43,12 +43,12 @@ function runRateTotal(events: readonly number[]): number {
 /** The typical event of a run-rate: the mean of what it counts. */
 const unitOf = (events: readonly number[], total: number) => total / Math.max(1, events.length);
 
-/** The flat run-rate of these events (their values in the window) from `asOf` to `end`; null when it counts nothing. */
+/** The flat run-rate of these events (their values in the window) from `asOf` to `end`, paid after `lags` (shared equally); null when it counts nothing. */
 export function runRatePrediction(
   id: string,
   events: readonly number[],
   inflow: boolean,
-  lag: number,
+  lags: readonly number[],
   accountId: string | null,
   asOf: number,
   end: number,
@@ -59,7 +59,8 @@ export function runRatePrediction(
   const H = end - asOf;
   const values = new Float64Array(H + 1);
   for (let u = 1; u <= H; u++) values[u] = total / RUN_RATE_WINDOW;
-  return { id, inflow, base: asOf, values, lag, customer: false, accountId, unit: unitOf(events, total), unitSpread: relativeSpread(events), why };
+  const lag = lags[(lags.length - 1) >> 1]!;
+  return { id, inflow, base: asOf, values, lag, ...(lags.some((l) => l !== lag) ? { lags: [...lags] } : {}), customer: false, accountId, unit: unitOf(events, total), unitSpread: relativeSpread(events), why };
 }
 
 /**

@@ -5,7 +5,7 @@
  * renewal model (renewal.ts), and the recent events of the rest join the
  * run-rates of other bills, receipts and spending (run-rate.ts).
  */
-import { median } from './behaviour.js';
+import { fiveQuantiles, median } from './behaviour.js';
 import { lowerBound, upperBound } from './sorted.js';
 import { amountOf, isPositive, toDec, toF, type Amount } from './cents.js';
 import { churnPerGap, SERIES_STOP_RATE } from './churn.js';
@@ -54,9 +54,10 @@ interface SeriesContext {
   points: PointPrediction[];
 }
 
-/** The recent events' values of the series no model projects, with the first account seen. */
+/** The recent events' values of the series no model projects, each one's lag (its series'), with the first account seen. */
 interface Rest {
   values: number[];
+  lags: number[];
   accountId: string | null;
 }
 
@@ -77,9 +78,9 @@ export function predictSeries(
   const series = collectSeries(history, input.bankTxns, terms, scheduled, asOf);
   const openPoDays = openOrderDays(input.purchaseOrders, poReasons);
   const billContacts = new Set<string>(scheduled);
-  const bills: Rest = { values: [], accountId: null };
-  const bankIn: Rest = { values: [], accountId: null };
-  const bankOut: Rest = { values: [], accountId: null };
+  const bills: Rest = { values: [], lags: [], accountId: null };
+  const bankIn: Rest = { values: [], lags: [], accountId: null };
+  const bankOut: Rest = { values: [], lags: [], accountId: null };
   // Bill series first: a contact whose bills recur is not also projected from its bank transactions.
   const seriesOrder = [...series.keys()].sort((a, b) => (a.startsWith('bill:') === b.startsWith('bill:') ? cmpStr(a, b) : a.startsWith('bill:') ? -1 : 1));
   for (const key of seriesOrder) {
@@ -100,17 +101,21 @@ export function predictSeries(
     for (const e of events.amounts) {
       if (asOf - e.day > RUN_RATE_WINDOW) continue;
       rest.values.push(toF(e.amount));
+      rest.lags.push(s.lag);
       rest.accountId ??= e.accountId;
     }
   }
-  const runRate = (id: string, rest: Rest, inflow: boolean, lag: number, what: string) => {
-    const reason = `run-rate of ${what} no series models: the last ${RUN_RATE_WINDOW} days' total (one-offs above 10 times the median capped), spread evenly${lag > 0 ? `, paid ${lag} days later (terms and the business's bill delay)` : ''}`;
-    const r = runRatePrediction(id, rest.values, inflow, lag, rest.accountId, asOf, end, { kind: 'run_rate', documentId: null, contactId: null, reasonCode: 'run_rate', reason });
+  const runRate = (id: string, rest: Rest, inflow: boolean, what: string) => {
+    // Each event is paid as its own series is (a bill: its supplier's terms and the business's bill delay), not at one lag for all.
+    const lags = rest.lags.length ? fiveQuantiles(rest.lags) : [0];
+    const paid = lags[4]! > 0 ? `, paid ${lags[0] === lags[4] ? lags[0] : `${lags[0]}-${lags[4]}`} days later (each supplier's terms and the business's bill delay)` : '';
+    const reason = `run-rate of ${what} no series models: the last ${RUN_RATE_WINDOW} days' total (one-offs above 10 times the median capped), spread evenly${paid}`;
+    const r = runRatePrediction(id, rest.values, inflow, lags, rest.accountId, asOf, end, { kind: 'run_rate', documentId: null, contactId: null, reasonCode: 'run_rate', reason });
     if (r) ctx.daily.push(r);
   };
-  runRate('predicted:other-bills', bills, false, terms.orgApTerms + terms.orgBillDelay, 'the bills');
-  runRate('predicted:other-receipts', bankIn, true, 0, 'the bank receipts');
-  runRate('predicted:other-spending', bankOut, false, 0, 'the bank spending');
+  runRate('predicted:other-bills', bills, false, 'the bills');
+  runRate('predicted:other-receipts', bankIn, true, 'the bank receipts');
+  runRate('predicted:other-spending', bankOut, false, 'the bank spending');
 }
 
 /** The series: bills per supplier (history.ts), bank transactions per direction, contact (or reference) and account. */
