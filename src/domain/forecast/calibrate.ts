@@ -51,7 +51,9 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * orders are paid as the recent new customers have paid (customers.ts
  * newCustomerLags), not after the business's usual terms; the run-rate of
  * the bills no series models is paid after each bill's supplier's terms
- * (series.ts), not the business's usual terms.
+ * (series.ts), not the business's usual terms; a supplier that orders
+ * before its deliveries is not expected to deliver before an order could
+ * arrive (po-matching.ts orderLeadTimes).
  */
 export const CALIBRATION_VERSION = 6;
 

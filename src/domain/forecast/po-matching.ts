@@ -50,3 +50,43 @@ export function openOrderDays(purchaseOrders: readonly PurchaseOrder[], poReason
   }
   return openPoDays;
 }
+
+/** A supplier orders before its deliveries when at least this share of its last year's bills had an order billed in that year. */
+const ORDERING_SHARE = 0.8;
+/** Billed orders in the last year a supplier's lead time is learnt from, at least. */
+const MIN_ORDERS = 3;
+
+/**
+ * Per supplier that orders before its deliveries (at least ORDERING_SHARE as
+ * many billed orders issued in the last 365 days as bills dated in them, and
+ * MIN_ORDERS): those orders' lead times (issue to expected arrival, in
+ * days), sorted. A delivery of such a supplier not yet ordered comes at
+ * least a lead time after today: an order is placed first.
+ * `billDays`: each supplier's bill days (history.ts). A billed order is
+ * BILLED, or AUTHORISED and matched by a bill (a replayed cut-off's view).
+ */
+export function orderLeadTimes(
+  purchaseOrders: readonly PurchaseOrder[],
+  poReasons: Map<string, SuppressedReason | null>,
+  billDays: ReadonlyMap<string, { days: readonly number[] }>,
+  asOf: number,
+): Map<string, number[]> {
+  const leads = new Map<string, number[]>();
+  for (const po of purchaseOrders) {
+    const billed = po.status === 'BILLED' || (po.status === 'AUTHORISED' && poReasons.get(po.id));
+    const arrival = po.expectedArrivalDate ?? po.deliveryDate;
+    if (!billed || !po.contactId || !po.issueDate || !arrival) continue;
+    const issued = toDay(po.issueDate);
+    if (issued > asOf || asOf - issued > 365) continue;
+    const list = leads.get(po.contactId) ?? [];
+    list.push(Math.max(0, toDay(arrival) - issued));
+    leads.set(po.contactId, list);
+  }
+  const out = new Map<string, number[]>();
+  for (const [contact, list] of leads) {
+    const bills = (billDays.get(contact)?.days ?? []).filter((d) => d <= asOf && asOf - d <= 365).length;
+    if (list.length < MIN_ORDERS || list.length < ORDERING_SHARE * bills) continue;
+    out.set(contact, list.sort((a, b) => a - b));
+  }
+  return out;
+}

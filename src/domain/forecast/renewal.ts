@@ -64,18 +64,27 @@ export function gapModel(gaps: readonly number[]): GapModel | null {
 
 /**
  * Expected number of events on each day t0 + u, u = 1..H after the last one
- * (index u; index 0 unused), given none in the t0 days since.
+ * (index u; index 0 unused), given none in the t0 days since; with `first`,
+ * also given something known of the next event whose chance, were the
+ * next event on day t0 + u, is first(u) (a supplier's order not placed yet).
  */
-export function renewalDensity(model: GapModel, t0: number, H: number, churn: number): Float64Array {
+export function renewalDensity(model: GapModel, t0: number, H: number, churn: number, first?: (u: number) => number): Float64Array {
   const { g, surv, lo, hi } = model;
   const m = new Float64Array(H + 1);
   const s0 = t0 < surv.length ? surv[t0]! : 0;
-  const den = (1 - churn) * s0 + churn;
+  let den = (1 - churn) * s0 + churn;
   if (den <= 0) return m;
   const keep = 1 - churn;
+  if (first) {
+    // Given also what `first` says of the next event (the chance of what is known on day t0 + u were it then): Bayes over every day it could come.
+    let known = churn;
+    for (let x = Math.max(lo, t0 + 1); x <= hi; x++) known += keep * g[x]! * first(x - t0);
+    if (known <= 0) return m;
+    den = known;
+  }
   for (let u = 1; u <= H; u++) {
     const x = t0 + u;
-    let v = x <= hi && x >= lo ? (keep * g[x]!) / den : 0;
+    let v = x <= hi && x >= lo ? (keep * g[x]! * (first ? first(u) : 1)) / den : 0;
     const top = Math.min(hi, u - 1);
     for (let k = lo; k <= top; k++) v += m[u - k]! * keep * g[k]!;
     m[u] = v;

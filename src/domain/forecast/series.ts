@@ -13,7 +13,7 @@ import { cmpStr } from './compare.js';
 import { addMonths, dayOfMonth, fromDay, toDay } from './days.js';
 import type { SeriesWhy } from './items.js';
 import { LOOKBACK } from './history.js';
-import { openOrderDays } from './po-matching.js';
+import { openOrderDays, orderLeadTimes } from './po-matching.js';
 import type { DailyPrediction, PointPrediction } from './prepared.js';
 import type { SuppressedReason } from './purchase-orders.js';
 import { CADENCES, detectCadence, isActive, nextOccurrences, type CadenceMatch } from './recurring.js';
@@ -77,6 +77,7 @@ export function predictSeries(
   const { asOf, end } = ctx;
   const series = collectSeries(history, input.bankTxns, terms, scheduled, asOf);
   const openPoDays = openOrderDays(input.purchaseOrders, poReasons);
+  const leadTimes = orderLeadTimes(input.purchaseOrders, poReasons, history.bills, asOf);
   const billContacts = new Set<string>(scheduled);
   const bills: Rest = { values: [], lags: [], accountId: null };
   const bankIn: Rest = { values: [], lags: [], accountId: null };
@@ -89,7 +90,7 @@ export function predictSeries(
     if (!s.bill && key.split(':')[2] && billContacts.has(key.split(':')[2]!)) continue;
     const events = byDay(s.events);
     const poDay = contact ? openPoDays.get(contact) : undefined;
-    if (cadencePoints(key, s, events, poDay, ctx, detectCadence) || renewalSeries(key, s, events, poDay, ctx)) {
+    if (cadencePoints(key, s, events, poDay, ctx, detectCadence) || renewalSeries(key, s, events, poDay, contact ? leadTimes.get(contact) : undefined, ctx)) {
       if (contact) billContacts.add(contact);
       continue;
     }
@@ -287,7 +288,7 @@ function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, poDay: n
  * expected amounts (true, even when none falls in the horizon), else nothing
  * (false).
  */
-function renewalSeries(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext): boolean {
+function renewalSeries(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, leads: readonly number[] | undefined, ctx: SeriesContext): boolean {
   const { asOf, end } = ctx;
   const recentEvents = days.filter((d) => asOf - d <= 180).length;
   if (recentEvents < FREQUENT_EVENTS) return false;
@@ -300,13 +301,16 @@ function renewalSeries(key: string, s: Series, { days, amounts }: ByDay, poDay: 
   const base = Math.max(lastKnown, asOf);
   const H = end - base;
   if (H > 0) {
-    const m = renewalDensity(model, base - lastKnown, H, churnPerGap(SERIES_STOP_RATE, med));
+    // A supplier that orders before its deliveries: its next delivery is not ordered yet (an open order is `lastKnown`), so it
+    // comes at least a lead time after today: were it on day base + u, the chance of that is the share of its leads up to base + u - asOf.
+    const first = leads ? (u: number) => upperBound(leads, base + u - asOf) / leads.length : undefined;
+    const m = renewalDensity(model, base - lastKnown, H, churnPerGap(SERIES_STOP_RATE, med), first);
     const recent = amounts.slice(-6);
     const level = recent.reduce((a, e) => a + toF(e.amount), 0) / recent.length;
     const values = new Float64Array(H + 1);
     for (let u = 1; u <= H; u++) values[u] = m[u]! * level;
     const lastEv = amounts[amounts.length - 1]!;
-    const why = seriesWhy(key, s, 'renewal', `frequent ${seriesWords(key, s)} without a calendar cadence (renewal model): ${recentEvents} in the last 180 days, a median ${med} days apart, the last on ${fromDay(lastKnown)}${lagWords(s)}`);
+    const why = seriesWhy(key, s, 'renewal', `frequent ${seriesWords(key, s)} without a calendar cadence (renewal model): ${recentEvents} in the last 180 days, a median ${med} days apart, the last on ${fromDay(lastKnown)}${leads ? `; it orders ${leads[0]}-${leads[leads.length - 1]} days before a delivery and has no order open for the next one` : ''}${lagWords(s)}`);
     ctx.daily.push({ id: `recurring:${key}`, inflow: s.inflow, base, values, lag: s.lag, customer: false, accountId: lastEv.accountId, unit: level, unitSpread: relativeSpread(recent.map((e) => toF(e.amount))), why });
   }
   return true;
