@@ -15,6 +15,7 @@ import { calibrationSummary, centsText, forecastBands, simulatedBands } from '..
 import fc from 'fast-check';
 import { calibratedBand, conformalCdf, conformalQuantile, GAMMA, OnlineCalibrator, normalQuantile, scoreOf, TARGET_ALPHA, valueAt, type CalibrationState } from '../src/domain/forecast/calibrate.js';
 import { levelSpread, youngLevelSpread } from '../src/domain/forecast/seasonality.js';
+import { fiveQuantiles } from '../src/domain/forecast/behaviour.js';
 import { calibrationEvery } from '../src/backtest/calibrate.js';
 import { toDay } from '../src/domain/forecast/days.js';
 import type { Scenario } from '../src/domain/forecast/types.js';
@@ -426,27 +427,75 @@ describe('the new customers\' rate (issue 17: a burst of sign-ups is not project
 describe("when new customers pay (session 21: the new customers' receipts came weeks late)", () => {
   // Ten long-standing customers on 45 days' terms, paying on time, ordering monthly for 30 months.
   const old = Array.from({ length: 10 }, (_, i) => paidHistory(`old-${i}`, 30, 0, AS_OF, 45)).flat();
-  // `n` customers who first ordered in the last half year, on 7 days' terms, paying 0-4 days late.
-  const newcomers = (n: number) =>
+  // `n` customers who first ordered in the last half year, on `terms` days, paying 0-4 days late (or not yet: `paid` false).
+  const newcomers = (n: number, { terms = 7, paid = true, from = 150, total = '800', prefix = 'new' } = {}) =>
     Array.from({ length: n }, (_, i) => {
-      const issue = addDays(AS_OF, -150 + 15 * i);
-      const due = addDays(issue, 7);
-      return doc({ contactId: `new-${i}`, issueDate: issue, dueDate: due, status: 'PAID', paidDate: addDays(due, i % 5), total: '800' });
+      const issue = addDays(AS_OF, -from + Math.floor((from - 10) / n) * i);
+      const due = addDays(issue, terms);
+      return paid
+        ? doc({ contactId: `${prefix}-${i}`, issueDate: issue, dueDate: due, status: 'PAID', paidDate: addDays(due, i % 5), total })
+        : doc({ contactId: `${prefix}-${i}`, issueDate: issue, dueDate: due, total });
     });
-  const newCustomers = (items: ReturnType<typeof doc>[]) => prepareForecast(input({ items })).daily.find((d) => d.id === 'predicted:new-customers')!;
+  const newCustomers = (items: ReturnType<typeof doc>[], over: Partial<Parameters<typeof input>[0]> = {}) =>
+    prepareForecast(input({ items, ...over })).daily.find((d) => d.id === 'predicted:new-customers')!;
 
-  it('Given new customers on shorter terms than the old ones, Then their orders are paid as they have paid, not after the usual terms', () => {
+  it('Given new customers on shorter terms than the old ones, Then their orders are paid as they pay, not after the usual terms', () => {
     const dp = newCustomers([...old, ...newcomers(8)]);
-    // Each newcomer counts once at its terms plus its delay: 7 + (0, 1, 2, 3, 4, 0, 1, 2) days.
+    // Each newcomer counts once (all of one size) at its terms plus its delay: 7 + (0, 1, 2, 3, 4, 0, 1, 2) days.
     expect(dp.lags).toEqual([7, 8, 9, 9, 11]);
     expect(dp.lag).toBe(9);
-    expect(dp.why.reason).toContain('paid as the 8 customers who first ordered in the last 730 days have paid (a median 9 days from invoice to payment)');
+    expect(dp.why.reason).toContain('paid as the 8 customers who first ordered in the last 730 days pay (their terms and payment delays: 9 days from invoice to payment, the median)');
   });
 
-  it('Given too few new customers who have paid to learn from, Then the usual terms and delays, as before', () => {
-    // Eight newcomers, four of whom have not paid yet.
-    const unpaid = newcomers(8).map((d, i) => (i % 2 ? { ...d, status: 'AUTHORISED' as const, paidDate: null, amountDue: d.total } : d));
-    const dp = newCustomers([...old, ...unpaid]);
+  it('Given new customers who have not paid yet, Then they count at their terms and the business\'s median delay: a slow payer is not left out for being slow', () => {
+    // Five paid on 7 days (7-11 days from invoice); ten more recent ones of the same size on 60 days, none due yet; the business pays on time (median delay 0).
+    const dp = newCustomers([...old, ...newcomers(5), ...newcomers(10, { terms: 60, paid: false, from: 50, prefix: 'slow' })]);
+    expect(dp.lags).toEqual([8, 11, 60, 60, 60]);
+  });
+
+  it('Given a large new customer on 60 days and small ones on 7, Then the lags weigh each by its orders\' money', () => {
+    const dp = newCustomers([...old, ...newcomers(6), ...newcomers(1, { terms: 60, total: '20000', prefix: 'big' })]);
+    // 20,000 of 24,800 is on 60 days: from the 30th percentile on; the 10th percentile (2,480) is the fourth small one's (9 days).
+    expect(dp.lags).toEqual([9, 60, 60, 60, 60]);
+  });
+
+  it('Given new customers on repeating invoices, Then they are left out, as the new customers\' rate leaves them out', () => {
+    const repeating = newcomers(5, { terms: 0, prefix: 'rep' });
+    const schedules = repeating.map((d, i) => ({
+      id: `rep-${i}`,
+      kind: 'AR' as const,
+      contactId: d.contactId,
+      status: 'AUTHORISED',
+      period: 1,
+      unit: 'MONTHLY' as const,
+      dueDate: 0,
+      dueDateType: 'DAYSAFTERBILLDATE',
+      startDate: d.issueDate,
+      endDate: null,
+      nextScheduledDate: addDays(AS_OF, 10),
+      total: '800',
+      accountId: null,
+      reference: 'Subscription',
+    }));
+    const dp = newCustomers([...old, ...newcomers(6), ...repeating], { schedules });
+    // The six at 7, 8, 9, 10, 11 and 7 days (counting the repeating ones too would start at 1 day).
+    expect(dp.lags).toEqual([7, 7, 9, 10, 11]);
+    expect(dp.why.reason).toContain('paid as the 6 customers');
+  });
+
+  it('property: five quantiles weighed all alike are the unweighted ones; of nothing, zeros', () => {
+    expect(fiveQuantiles([])).toEqual([0, 0, 0, 0, 0]);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -30, max: 120 }), { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 5000 }), (xs, w) => {
+        expect(fiveQuantiles(xs, xs.map(() => w))).toEqual(fiveQuantiles(xs));
+      }),
+    );
+  });
+
+  it('Given fewer than five new customers, Then the usual terms and delays, as before', () => {
+    // Four newcomers, two orders each (enough for a rate of new customers, too few to learn how they pay).
+    const twice = [...newcomers(4), ...newcomers(4, { from: 80 })];
+    const dp = newCustomers([...old, ...twice]);
     expect(dp.lags).toEqual([45, 45, 45, 45, 45]);
     expect(dp.why.reason).toContain("paid after the usual 45 days' terms and the spread of the business's payment delays");
   });

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { D, dec, isCanonical } from '../src/domain/money.js';
 import { addDays } from '../src/domain/calendar.js';
 import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
-import { customerDist, DEFAULT_SCENARIO_ADJUSTMENTS, ENGINE_VERSION, forEachOpenReceivable, projectForecast } from '../src/domain/forecast/project.js';
+import { customerDist, dailyPerWeek, DEFAULT_SCENARIO_ADJUSTMENTS, ENGINE_VERSION, forEachOpenReceivable, projectForecast } from '../src/domain/forecast/project.js';
 import { matchPurchaseOrders } from '../src/domain/forecast/purchase-orders.js';
 import { orderSeasonality } from '../src/domain/forecast/seasonality.js';
 import { toDay } from '../src/domain/forecast/days.js';
@@ -589,6 +589,29 @@ describe("the run-rate of the bills no series models (session 21: paid on each s
     const dp = otherBills([...wholesaler, ...irregular((i) => (i < 4 ? 7 : 21))]);
     expect(dp.lags).toEqual([7, 7, 21, 21, 21]);
     expect(dp.why.reason).toContain('paid 7-21 days later');
+  });
+
+  it('Given two large bills on 60 days among many small ones on 7, Then each bill weighs by its money', () => {
+    const big = ['big-1', 'big-2'].map((contactId, i) => {
+      const issue = addDays(AS_OF, -100 + 30 * i);
+      return doc({ kind: 'AP', contactId, issueDate: issue, dueDate: addDays(issue, 60), status: 'PAID', paidDate: addDays(issue, 60), total: '3000' });
+    });
+    // 12 bills of 400 on 7 days (4,800) and 6,000 on 60 days: by count the 90th percentile alone would be 60 days.
+    const dp = otherBills([...wholesaler, ...irregular(() => 7), ...big]);
+    expect(dp.lags).toEqual([7, 7, 60, 60, 60]);
+  });
+});
+
+describe('a scenario paid sooner (session 21 review)', () => {
+  it('Given orders paid within days of being placed, When the scenario pays 3 days sooner, Then no money is lost before the order is placed', () => {
+    const p = prepareForecast(input());
+    const H = p.end - p.asOf;
+    const dp = { id: 'x', inflow: true, base: p.asOf, values: new Float64Array(H + 1).fill(1), lag: 0, lags: [0, 0, 0, 2, 5], customer: true, accountId: null, unit: 1, why: { kind: 'predicted' as const, documentId: null, contactId: null, reasonCode: 'new_customers' as const, reason: '' } };
+    dp.values[0] = 0;
+    const sum = (shift: number) => Array.from(dailyPerWeek(p, dp, shift)).reduce((a, b) => a + b, 0);
+    // Paid sooner, at least as much falls within the 13 weeks (only the last days' orders paid 2 days on fall beyond them).
+    expect(sum(-3)).toBeGreaterThanOrEqual(sum(0));
+    expect(sum(-3)).toBeCloseTo(H - 0.4, 6);
   });
 });
 

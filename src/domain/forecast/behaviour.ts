@@ -173,11 +173,32 @@ export function delayQuantiles(dist: DelayDist, levels: readonly number[]): numb
   });
 }
 
-/** The 10th, 30th, 50th, 70th and 90th percentiles of numbers (the value at rank floor(q n): whole days for whole-day inputs). */
-export function fiveQuantiles(values: readonly number[]): number[] {
-  const sorted = [...values].sort((a, b) => a - b);
-  const n = sorted.length;
-  return [0.1, 0.3, 0.5, 0.7, 0.9].map((q) => sorted[Math.min(n - 1, Math.floor(q * n))]!);
+/**
+ * The 10th, 30th, 50th, 70th and 90th percentiles of numbers (the value at
+ * rank floor(q n): whole days for whole-day inputs; [0 x5] when empty); with
+ * `weights` (say, money), of the weighted values.
+ */
+export function fiveQuantiles(values: readonly number[], weights?: readonly number[]): number[] {
+  if (values.length === 0) return [0, 0, 0, 0, 0];
+  if (!weights) {
+    const sorted = [...values].sort((a, b) => a - b);
+    const n = sorted.length;
+    return [0.1, 0.3, 0.5, 0.7, 0.9].map((q) => sorted[Math.min(n - 1, Math.floor(q * n))]!);
+  }
+  // Weighted: the first value whose cumulative weight passes q of the total (all weights 1: the same as above).
+  const order = values.map((_, i) => i).sort((a, b) => values[a]! - values[b]! || a - b);
+  const total = weights.reduce((a, w) => a + Math.max(0, w), 0);
+  if (!(total > 0)) return fiveQuantiles(values);
+  return [0.1, 0.3, 0.5, 0.7, 0.9].map((q) => {
+    // Past q of the total by more than rounding (0.7 x 330 is 230.99999999999997 in floating point, not 231).
+    const at = q * total * (1 + 1e-12);
+    let cum = 0;
+    for (const i of order) {
+      cum += Math.max(0, weights[i]!);
+      if (cum > at) return values[i]!;
+    }
+    return values[order[order.length - 1]!]!;
+  });
 }
 
 /** Median of numbers (the lower middle for even counts: a whole day for whole-day inputs). */

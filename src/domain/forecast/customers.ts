@@ -76,7 +76,7 @@ export function predictCustomers(
     if (p) daily.push(p);
   }
   for (const list of merged.values()) if (list.length) firstOrder = Math.min(firstOrder, list[0]!.day);
-  const newCustomers = newCustomersPrediction(unmodelled, firstOrder, unmodelledAccount, season, newCustomerLags(merged, ctx), asOf, end);
+  const newCustomers = newCustomersPrediction(unmodelled, firstOrder, unmodelledAccount, season, newCustomerLags(merged, scheduled, ctx), asOf, end);
   if (newCustomers) daily.push(newCustomers);
   return season;
 }
@@ -127,27 +127,31 @@ function repeatPurchases(c: string, list: readonly OrderEv[], ctx: CustomerConte
 }
 
 /** Recent new customers a new customer's payment is learnt from, at least. */
-const MIN_NEW_PAYERS = 5;
+const MIN_NEW_CUSTOMERS = 5;
 
 /**
- * How the business's new customers pay: each customer whose first order is
- * within LONG_RUN_WINDOW days and that has paid an invoice counts once, at
- * its median terms plus its median delay (days from invoice to payment);
- * their 10th-90th percentiles. A business whose new customers buy on short
- * terms while its old ones have 30 days is paid sooner for its new sales than
- * its usual terms say. Fewer than MIN_NEW_PAYERS such customers: the
- * business's usual terms plus its delay quantiles.
+ * How the business's new customers pay: each customer (not on a schedule)
+ * whose first order is within LONG_RUN_WINDOW days counts, at its median
+ * terms plus its median delay (days from invoice to payment; the business's
+ * median delay while it has paid nothing: a slow payer is not left out for
+ * being slow), weighed by its first two orders' value (the money the new
+ * customers' rate counts); their 10th-90th percentiles. A business whose new
+ * customers buy on short terms while its old ones have 30 days is paid
+ * sooner for its new sales than its usual terms say. Fewer than
+ * MIN_NEW_CUSTOMERS: the business's usual terms plus its delay quantiles.
  */
-function newCustomerLags(orders: ReadonlyMap<string, readonly OrderEv[]>, ctx: CustomerContext): NewCustomerLags {
+function newCustomerLags(orders: ReadonlyMap<string, readonly OrderEv[]>, scheduled: ReadonlySet<string>, ctx: CustomerContext): NewCustomerLags {
   const { terms, asOf } = ctx;
   const lags: number[] = [];
+  const weights: number[] = [];
   for (const [c, list] of orders) {
     const first = list[0];
-    if (!first || first.day >= asOf || asOf - first.day > LONG_RUN_WINDOW) continue;
+    if (!first || scheduled.has(c) || first.day >= asOf || asOf - first.day > LONG_RUN_WINDOW) continue;
     const own = terms.customerDelays.get(c);
-    if (!own?.length) continue;
-    lags.push(Math.max(0, (terms.arTerms.get(c) ?? terms.orgArTerms) + median(own)));
+    const delay = own?.length ? median(own) : terms.orgArDelayMedian;
+    lags.push(Math.max(0, (terms.arTerms.get(c) ?? terms.orgArTerms) + delay));
+    weights.push(list.slice(0, 2).reduce((a, o) => a + Math.max(0, o.value), 0));
   }
-  if (lags.length < MIN_NEW_PAYERS) return { lags: ctx.orgQuantiles.map((d) => Math.max(0, terms.orgArTerms + d)), customers: 0, terms: terms.orgArTerms };
-  return { lags: fiveQuantiles(lags), customers: lags.length, terms: terms.orgArTerms };
+  if (lags.length < MIN_NEW_CUSTOMERS) return { lags: ctx.orgQuantiles.map((d) => Math.max(0, terms.orgArTerms + d)), customers: 0, terms: terms.orgArTerms };
+  return { lags: fiveQuantiles(lags, weights), customers: lags.length, terms: terms.orgArTerms };
 }

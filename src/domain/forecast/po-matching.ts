@@ -5,6 +5,7 @@
  */
 import { matchPurchaseOrders, type SuppressedReason } from './purchase-orders.js';
 import { toDay } from './days.js';
+import { lowerBound } from './sorted.js';
 import type { ForecastInput, LedgerItem, PurchaseOrder } from './types.js';
 
 /** The orders' matches (null: not matched), among the bills that can match (only bills naming an order, or of an ordering supplier). */
@@ -56,37 +57,68 @@ const ORDERING_SHARE = 0.8;
 /** Billed orders in the last year a supplier's lead time is learnt from, at least. */
 const MIN_ORDERS = 3;
 
+/** How a supplier that orders first is told of its next delivery (series.ts renewalSeries). */
+export interface OrderLeads {
+  /** Its orders' lead times (days from an order to its bill or expected arrival, whichever came first), sorted. */
+  leads: number[];
+  /** The share of its deliveries that are ordered first (billed orders over bills, with one bill more: never quite all). */
+  ordered: number;
+}
+
 /**
  * Per supplier that orders before its deliveries (at least ORDERING_SHARE as
  * many billed orders issued in the last 365 days as bills dated in them, and
- * MIN_ORDERS): those orders' lead times (issue to expected arrival, in
- * days), sorted. A delivery of such a supplier not yet ordered comes at
- * least a lead time after today: an order is placed first.
- * `billDays`: each supplier's bill days (history.ts). A billed order is
- * BILLED, or AUTHORISED and matched by a bill (a replayed cut-off's view).
+ * MIN_ORDERS): those orders' lead times, from the order to its bill (the
+ * supplier's first bill on or after the order) or its expected arrival,
+ * whichever is sooner, and the share of its deliveries ordered first. A
+ * delivery of such a supplier not ordered yet comes at least a lead time
+ * after today. Not for a supplier with a draft or submitted order issued
+ * within its longest lead time (an order on its way to being placed, whose
+ * delivery may be near). `billDays`: each supplier's
+ * bill days (history.ts). A billed order is BILLED, or AUTHORISED and matched
+ * by a bill (a replayed cut-off's view).
  */
 export function orderLeadTimes(
   purchaseOrders: readonly PurchaseOrder[],
   poReasons: Map<string, SuppressedReason | null>,
   billDays: ReadonlyMap<string, { days: readonly number[] }>,
   asOf: number,
-): Map<string, number[]> {
+): Map<string, OrderLeads> {
   const leads = new Map<string, number[]>();
+  const pending = new Map<string, number>();
+  const sortedBills = new Map<string, number[]>();
+  const billsOf = (c: string) => {
+    let d = sortedBills.get(c);
+    if (!d) sortedBills.set(c, (d = [...(billDays.get(c)?.days ?? [])].sort((a, b) => a - b)));
+    return d;
+  };
   for (const po of purchaseOrders) {
+    if (!po.contactId || !po.issueDate) continue;
+    const issued = toDay(po.issueDate);
+    if (issued > asOf) continue;
+    if (po.status === 'DRAFT' || po.status === 'SUBMITTED') {
+      pending.set(po.contactId, Math.max(pending.get(po.contactId) ?? -Infinity, issued));
+      continue;
+    }
     const billed = po.status === 'BILLED' || (po.status === 'AUTHORISED' && poReasons.get(po.id));
     const arrival = po.expectedArrivalDate ?? po.deliveryDate;
-    if (!billed || !po.contactId || !po.issueDate || !arrival) continue;
-    const issued = toDay(po.issueDate);
-    if (issued > asOf || asOf - issued > 365) continue;
+    if (!billed || !arrival || asOf - issued > 365) continue;
+    const bills = billsOf(po.contactId);
+    const bill = bills[lowerBound(bills, issued)];
+    const lead = Math.min(toDay(arrival) - issued, bill !== undefined ? bill - issued : Infinity);
     const list = leads.get(po.contactId) ?? [];
-    list.push(Math.max(0, toDay(arrival) - issued));
+    list.push(Math.max(0, lead));
     leads.set(po.contactId, list);
   }
-  const out = new Map<string, number[]>();
+  const out = new Map<string, OrderLeads>();
   for (const [contact, list] of leads) {
-    const bills = (billDays.get(contact)?.days ?? []).filter((d) => d <= asOf && asOf - d <= 365).length;
+    const bills = billsOf(contact).filter((d) => d <= asOf && asOf - d <= 365).length;
     if (list.length < MIN_ORDERS || list.length < ORDERING_SHARE * bills) continue;
-    out.set(contact, list.sort((a, b) => a - b));
+    list.sort((a, b) => a - b);
+    const longest = list[list.length - 1]!;
+    // All on the day they are ordered: nothing to tell. A draft or submitted order younger than its longest lead: one may be on its way.
+    if (longest === 0 || asOf - (pending.get(contact) ?? -Infinity) <= longest) continue;
+    out.set(contact, { leads: list, ordered: Math.min(list.length, bills) / (bills + 1) });
   }
   return out;
 }

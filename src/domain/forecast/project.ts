@@ -235,7 +235,8 @@ export function dailyPerWeek(p: PreparedForecast, dp: DailyPrediction, shift: nu
     const v = dp.values[u]!;
     if (v === 0) continue;
     for (const lag of lags) {
-      const day = dp.base + u + lag + extra;
+      // A scenario paid sooner (a negative shift) pays an order on its day at the soonest, never before it is placed.
+      const day = dp.base + u + Math.max(0, lag + extra);
       if (day < asOf || day > end) continue;
       const k = Math.floor((day - starts[0]!) / 7);
       perWeek[k]! += v * share;

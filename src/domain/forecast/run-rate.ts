@@ -95,7 +95,7 @@ export function newCustomersPrediction(
   const { lags } = pay;
   const paid =
     pay.customers > 0
-      ? `paid as the ${pay.customers} customers who first ordered in the last ${LONG_RUN_WINDOW} days have paid (a median ${lags[2]} days from invoice to payment)`
+      ? `paid as the ${pay.customers} customers who first ordered in the last ${LONG_RUN_WINDOW} days pay (their terms and payment delays: ${lags[2] === 0 ? 'on the day of the invoice' : `${lags[2]} days from invoice to payment`}, the median)`
       : `paid after the usual ${pay.terms} days' terms and the spread of the business's payment delays`;
   const reason = `new customers: the rate of first and second orders of the last ${RUN_RATE_WINDOW} days, easing toward the longer run's, by season; ${paid}`;
   return {

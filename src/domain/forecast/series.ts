@@ -13,7 +13,7 @@ import { cmpStr } from './compare.js';
 import { addMonths, dayOfMonth, fromDay, toDay } from './days.js';
 import type { SeriesWhy } from './items.js';
 import { LOOKBACK } from './history.js';
-import { openOrderDays, orderLeadTimes } from './po-matching.js';
+import { openOrderDays, orderLeadTimes, type OrderLeads } from './po-matching.js';
 import type { DailyPrediction, PointPrediction } from './prepared.js';
 import type { SuppressedReason } from './purchase-orders.js';
 import { CADENCES, detectCadence, isActive, nextOccurrences, type CadenceMatch } from './recurring.js';
@@ -107,9 +107,12 @@ export function predictSeries(
     }
   }
   const runRate = (id: string, rest: Rest, inflow: boolean, what: string) => {
-    // Each event is paid as its own series is (a bill: its supplier's terms and the business's bill delay), not at one lag for all.
-    const lags = rest.lags.length ? fiveQuantiles(rest.lags) : [0];
-    const paid = lags[4]! > 0 ? `, paid ${lags[0] === lags[4] ? lags[0] : `${lags[0]}-${lags[4]}`} days later (each supplier's terms and the business's bill delay)` : '';
+    // Each event is paid as its own series is (a bill: its supplier's terms and the business's bill delay), not at one lag for all;
+    // weighed by its money as the rate counts it (one-offs above 10 times the median capped).
+    const cap = 10 * median(rest.values);
+    const lags = rest.lags.length ? fiveQuantiles(rest.lags, rest.values.map((v) => Math.min(v, cap))) : [0];
+    const [lo, hi] = [lags[0]!, lags[4]!];
+    const paid = hi > 0 ? `, paid ${lo === hi ? `${lo} days` : lo === 0 ? `up to ${hi} days` : `${lo}-${hi} days`} later (each supplier's terms and the business's bill delay)` : '';
     const reason = `run-rate of ${what} no series models: the last ${RUN_RATE_WINDOW} days' total (one-offs above 10 times the median capped), spread evenly${paid}`;
     const r = runRatePrediction(id, rest.values, inflow, lags, rest.accountId, asOf, end, { kind: 'run_rate', documentId: null, contactId: null, reasonCode: 'run_rate', reason });
     if (r) ctx.daily.push(r);
@@ -288,7 +291,7 @@ function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, poDay: n
  * expected amounts (true, even when none falls in the horizon), else nothing
  * (false).
  */
-function renewalSeries(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, leads: readonly number[] | undefined, ctx: SeriesContext): boolean {
+function renewalSeries(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, orders: OrderLeads | undefined, ctx: SeriesContext): boolean {
   const { asOf, end } = ctx;
   const recentEvents = days.filter((d) => asOf - d <= 180).length;
   if (recentEvents < FREQUENT_EVENTS) return false;
@@ -301,16 +304,17 @@ function renewalSeries(key: string, s: Series, { days, amounts }: ByDay, poDay: 
   const base = Math.max(lastKnown, asOf);
   const H = end - base;
   if (H > 0) {
-    // A supplier that orders before its deliveries: its next delivery is not ordered yet (an open order is `lastKnown`), so it
-    // comes at least a lead time after today: were it on day base + u, the chance of that is the share of its leads up to base + u - asOf.
-    const first = leads ? (u: number) => upperBound(leads, base + u - asOf) / leads.length : undefined;
+    // A supplier that orders before its deliveries: its next delivery is not ordered yet (an open order is `lastKnown`), so it comes
+    // at least a lead time after today: were it on day base + u, the chance of that is the share of its leads up to base + u - asOf
+    // (for the share of its deliveries it orders first; the others may come any day).
+    const first = orders ? (u: number) => 1 - orders.ordered + (orders.ordered * upperBound(orders.leads, base + u - asOf)) / orders.leads.length : undefined;
     const m = renewalDensity(model, base - lastKnown, H, churnPerGap(SERIES_STOP_RATE, med), first);
     const recent = amounts.slice(-6);
     const level = recent.reduce((a, e) => a + toF(e.amount), 0) / recent.length;
     const values = new Float64Array(H + 1);
     for (let u = 1; u <= H; u++) values[u] = m[u]! * level;
     const lastEv = amounts[amounts.length - 1]!;
-    const why = seriesWhy(key, s, 'renewal', `frequent ${seriesWords(key, s)} without a calendar cadence (renewal model): ${recentEvents} in the last 180 days, a median ${med} days apart, the last on ${fromDay(lastKnown)}${leads ? `; it orders ${leads[0]}-${leads[leads.length - 1]} days before a delivery and has no order open for the next one` : ''}${lagWords(s)}`);
+    const why = seriesWhy(key, s, 'renewal', `frequent ${seriesWords(key, s)} without a calendar cadence (renewal model): ${recentEvents} in the last 180 days, a median ${med} days apart, the last on ${fromDay(lastKnown)}${orders ? `; it orders ${leadWords(orders.leads)} before a delivery and has no order open for the ${poDay !== undefined ? 'one after its open order' : 'next one'}` : ''}${lagWords(s)}`);
     ctx.daily.push({ id: `recurring:${key}`, inflow: s.inflow, base, values, lag: s.lag, customer: false, accountId: lastEv.accountId, unit: level, unitSpread: relativeSpread(recent.map((e) => toF(e.amount))), why });
   }
   return true;
@@ -323,6 +327,9 @@ function seriesWhy(key: string, s: Series, reasonCode: 'cadence' | 'renewal', re
 }
 
 const seriesWords = (key: string, s: Series) => (s.bill ? 'bills of this supplier' : `bank ${s.inflow ? 'receipts' : 'payments'}${key.split(':')[2] === 'ref' ? ' of one description' : ' of this contact'}`);
+/** "7 days", "5-12 days": an ordering supplier's lead times. */
+const leadWords = (leads: readonly number[]) => (leads[0] === leads[leads.length - 1] ? `${leads[0]} days` : `${leads[0]}-${leads[leads.length - 1]} days`);
+
 const lagWords = (s: Series) => (s.lag > 0 ? `, paid ${s.lag} days after each bill (terms and the business's bill delay)` : '');
 
 function addAmounts(a: Amount, b: Amount): Amount {
