@@ -5,7 +5,6 @@
  */
 import { matchPurchaseOrders, type SuppressedReason } from './purchase-orders.js';
 import { toDay } from './days.js';
-import { lowerBound } from './sorted.js';
 import type { ForecastInput, LedgerItem, PurchaseOrder } from './types.js';
 
 /** The orders' matches (null: not matched), among the bills that can match (only bills naming an order, or of an ordering supplier). */
@@ -59,7 +58,7 @@ const MIN_ORDERS = 3;
 
 /** How a supplier that orders first is told of its next delivery (series.ts renewalSeries). */
 export interface OrderLeads {
-  /** Its orders' lead times (days from an order to its bill or expected arrival, whichever came first), sorted. */
+  /** Its orders' lead times (days from an order to its expected arrival, or to a bill naming it when sooner), sorted. */
   leads: number[];
   /** The share of its deliveries that are ordered first (billed orders over bills, with one bill more: never quite all). */
   ordered: number;
@@ -68,9 +67,9 @@ export interface OrderLeads {
 /**
  * Per supplier that orders before its deliveries (at least ORDERING_SHARE as
  * many billed orders issued in the last 365 days as bills dated in them, and
- * MIN_ORDERS): those orders' lead times, from the order to its bill (the
- * supplier's first bill on or after the order) or its expected arrival,
- * whichever is sooner, and the share of its deliveries ordered first. A
+ * MIN_ORDERS): those orders' lead times, from the order to its expected
+ * arrival, or to a bill naming it when that came sooner (a supplier that
+ * bills on ordering), and the share of its deliveries ordered first. A
  * delivery of such a supplier not ordered yet comes at least a lead time
  * after today. Not for a supplier with a draft or submitted order issued
  * within its longest lead time (an order on its way to being placed, whose
@@ -81,17 +80,21 @@ export interface OrderLeads {
 export function orderLeadTimes(
   purchaseOrders: readonly PurchaseOrder[],
   poReasons: Map<string, SuppressedReason | null>,
+  items: readonly LedgerItem[],
   billDays: ReadonlyMap<string, { days: readonly number[] }>,
   asOf: number,
 ): Map<string, OrderLeads> {
   const leads = new Map<string, number[]>();
   const pending = new Map<string, number>();
-  const sortedBills = new Map<string, number[]>();
-  const billsOf = (c: string) => {
-    let d = sortedBills.get(c);
-    if (!d) sortedBills.set(c, (d = [...(billDays.get(c)?.days ?? [])].sort((a, b) => a - b)));
-    return d;
-  };
+  // The earliest bill naming each order (by its number or reference, as the matching compares them).
+  const billNaming = new Map<string, number>();
+  for (const it of items) {
+    const key = it.kind === 'AP' && it.reference ? it.reference.trim().toLowerCase() : '';
+    const day = it.issueDate ?? it.dueDate;
+    if (!key || !day || it.status === 'VOIDED' || it.status === 'DELETED') continue;
+    billNaming.set(key, Math.min(billNaming.get(key) ?? Infinity, toDay(day)));
+  }
+  const namedBill = (po: PurchaseOrder) => Math.min(...[po.number, po.reference].map((k) => (k && k.trim() ? (billNaming.get(k.trim().toLowerCase()) ?? Infinity) : Infinity)));
   for (const po of purchaseOrders) {
     if (!po.contactId || !po.issueDate) continue;
     const issued = toDay(po.issueDate);
@@ -103,16 +106,14 @@ export function orderLeadTimes(
     const billed = po.status === 'BILLED' || (po.status === 'AUTHORISED' && poReasons.get(po.id));
     const arrival = po.expectedArrivalDate ?? po.deliveryDate;
     if (!billed || !arrival || asOf - issued > 365) continue;
-    const bills = billsOf(po.contactId);
-    const bill = bills[lowerBound(bills, issued)];
-    const lead = Math.min(toDay(arrival) - issued, bill !== undefined ? bill - issued : Infinity);
+    const lead = Math.min(toDay(arrival), namedBill(po)) - issued;
     const list = leads.get(po.contactId) ?? [];
     list.push(Math.max(0, lead));
     leads.set(po.contactId, list);
   }
   const out = new Map<string, OrderLeads>();
   for (const [contact, list] of leads) {
-    const bills = billsOf(contact).filter((d) => d <= asOf && asOf - d <= 365).length;
+    const bills = (billDays.get(contact)?.days ?? []).filter((d) => d <= asOf && asOf - d <= 365).length;
     if (list.length < MIN_ORDERS || list.length < ORDERING_SHARE * bills) continue;
     list.sort((a, b) => a - b);
     const longest = list[list.length - 1]!;

@@ -77,7 +77,7 @@ export function predictSeries(
   const { asOf, end } = ctx;
   const series = collectSeries(history, input.bankTxns, terms, scheduled, asOf);
   const openPoDays = openOrderDays(input.purchaseOrders, poReasons);
-  const leadTimes = orderLeadTimes(input.purchaseOrders, poReasons, history.bills, asOf);
+  const leadTimes = orderLeadTimes(input.purchaseOrders, poReasons, input.items, history.bills, asOf);
   const billContacts = new Set<string>(scheduled);
   const bills: Rest = { values: [], lags: [], accountId: null };
   const bankIn: Rest = { values: [], lags: [], accountId: null };
