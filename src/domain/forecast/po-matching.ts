@@ -3,7 +3,7 @@
  * them): which orders a bill already covers, and the expected arrival of the
  * orders still open, per supplier.
  */
-import { matchPurchaseOrders, type SuppressedReason } from './purchase-orders.js';
+import { matchPurchaseOrders, referenceKey, type SuppressedReason } from './purchase-orders.js';
 import { toDay } from './days.js';
 import type { ForecastInput, LedgerItem, PurchaseOrder } from './types.js';
 
@@ -16,7 +16,7 @@ export function matchedOrders(input: ForecastInput): Map<string, SuppressedReaso
   let poLast = -Infinity;
   for (const po of input.purchaseOrders) {
     if (po.status === 'DELETED') continue;
-    for (const k of [po.number, po.reference]) if (k && k.trim()) poKeys.add(k.trim().toLowerCase());
+    for (const k of [po.number, po.reference].map(referenceKey)) if (k) poKeys.add(k);
     if (po.contactId) {
       poContacts.add(po.contactId);
       const d = toDay(po.issueDate ?? po.deliveryDate ?? po.expectedArrivalDate ?? '1970-01-01');
@@ -32,7 +32,7 @@ export function matchedOrders(input: ForecastInput): Map<string, SuppressedReaso
     ? input.items.filter(
         (i) =>
           i.kind === 'AP' &&
-          ((i.contactId !== null && poContacts.has(i.contactId) && inWindow(i)) || (i.reference !== null && poKeys.has(i.reference.trim().toLowerCase()))),
+          ((i.contactId !== null && poContacts.has(i.contactId) && inWindow(i)) || (i.reference !== null && poKeys.has(referenceKey(i.reference)))),
       )
     : [];
   return matchPurchaseOrders(input.purchaseOrders, candidateBills);
@@ -84,17 +84,19 @@ export function orderLeadTimes(
   billDays: ReadonlyMap<string, { days: readonly number[] }>,
   asOf: number,
 ): Map<string, OrderLeads> {
+  const out = new Map<string, OrderLeads>();
+  if (purchaseOrders.length === 0) return out;
   const leads = new Map<string, number[]>();
   const pending = new Map<string, number>();
   // The earliest bill naming each order (by its number or reference, as the matching compares them).
   const billNaming = new Map<string, number>();
   for (const it of items) {
-    const key = it.kind === 'AP' && it.reference ? it.reference.trim().toLowerCase() : '';
+    const key = it.kind === 'AP' ? referenceKey(it.reference) : '';
     const day = it.issueDate ?? it.dueDate;
     if (!key || !day || it.status === 'VOIDED' || it.status === 'DELETED') continue;
     billNaming.set(key, Math.min(billNaming.get(key) ?? Infinity, toDay(day)));
   }
-  const namedBill = (po: PurchaseOrder) => Math.min(...[po.number, po.reference].map((k) => (k && k.trim() ? (billNaming.get(k.trim().toLowerCase()) ?? Infinity) : Infinity)));
+  const namedBill = (po: PurchaseOrder) => Math.min(...[po.number, po.reference].map((k) => billNaming.get(referenceKey(k)) ?? Infinity));
   for (const po of purchaseOrders) {
     if (!po.contactId || !po.issueDate) continue;
     const issued = toDay(po.issueDate);
@@ -111,7 +113,6 @@ export function orderLeadTimes(
     list.push(Math.max(0, lead));
     leads.set(po.contactId, list);
   }
-  const out = new Map<string, OrderLeads>();
   for (const [contact, list] of leads) {
     const bills = (billDays.get(contact)?.days ?? []).filter((d) => d <= asOf && asOf - d <= 365).length;
     if (list.length < MIN_ORDERS || list.length < ORDERING_SHARE * bills) continue;

@@ -16,7 +16,8 @@ import { amountOf } from './cents.js';
 
 export type SuppressedReason = 'REFERENCE' | 'CONTACT_AMOUNT';
 
-const norm = (s: string | null | undefined) => (s ?? '').trim().toLowerCase();
+/** A reference as orders and bills are matched by it: trimmed, lower-cased ('' for none). */
+export const referenceKey = (s: string | null | undefined) => (s ?? '').trim().toLowerCase();
 const WINDOW_BEFORE = 7;
 const WINDOW_AFTER = 120;
 
@@ -28,7 +29,7 @@ export function matchPurchaseOrders(orders: readonly PurchaseOrder[], items: rea
     .sort((x, y) => x.day - y.day || (x.b.id < y.b.id ? -1 : x.b.id > y.b.id ? 1 : 0));
   const byRef = new Map<string, number>();
   for (let i = 0; i < bills.length; i++) {
-    const r = norm(bills[i]!.b.reference);
+    const r = referenceKey(bills[i]!.b.reference);
     if (r && !byRef.has(r)) byRef.set(r, i);
   }
   const byContact = new Map<string, number[]>();
@@ -51,7 +52,7 @@ export function matchPurchaseOrders(orders: readonly PurchaseOrder[], items: rea
       out.set(po.id, null);
       continue;
     }
-    const keys = [norm(po.number), norm(po.reference)].filter((k) => k !== '');
+    const keys = [referenceKey(po.number), referenceKey(po.reference)].filter((k) => k !== '');
     const hit = keys.map((k) => byRef.get(k)).find((i) => i !== undefined);
     if (hit !== undefined) {
       out.set(po.id, 'REFERENCE');
