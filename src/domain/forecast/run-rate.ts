@@ -36,8 +36,13 @@ const RUN_RATE_MIN_EVENTS = 5;
  */
 function runRateTotal(events: readonly number[]): number {
   if (events.length < RUN_RATE_MIN_EVENTS) return 0;
+  return runRateCounted(events).reduce((a, v) => a + v, 0);
+}
+
+/** Each event as a run-rate counts it: none above ten times the events' median. */
+export function runRateCounted(events: readonly number[]): number[] {
   const cap = 10 * median(events);
-  return events.reduce((a, v) => a + Math.min(v, cap), 0);
+  return events.map((v) => Math.min(v, cap));
 }
 
 /** The typical event of a run-rate: the mean of what it counts. */

@@ -18,7 +18,7 @@ import type { DailyPrediction, PointPrediction } from './prepared.js';
 import type { SuppressedReason } from './purchase-orders.js';
 import { CADENCES, detectCadence, isActive, nextOccurrences, type CadenceMatch } from './recurring.js';
 import { gapModel, renewalDensity } from './renewal.js';
-import { RUN_RATE_WINDOW, runRatePrediction } from './run-rate.js';
+import { RUN_RATE_WINDOW, runRateCounted, runRatePrediction } from './run-rate.js';
 import { relativeSpread } from './spread.js';
 import type { Terms } from './terms.js';
 import type { BankTxn, ForecastInput, LedgerHistory } from './types.js';
@@ -109,8 +109,7 @@ export function predictSeries(
   const runRate = (id: string, rest: Rest, inflow: boolean, what: string) => {
     // Each event is paid as its own series is (a bill: its supplier's terms and the business's bill delay), not at one lag for all;
     // weighed by its money as the rate counts it (one-offs above 10 times the median capped).
-    const cap = 10 * median(rest.values);
-    const lags = rest.lags.length ? fiveQuantiles(rest.lags, rest.values.map((v) => Math.min(v, cap))) : [0];
+    const lags = rest.lags.length ? fiveQuantiles(rest.lags, runRateCounted(rest.values)) : [0];
     const [lo, hi] = [lags[0]!, lags[4]!];
     const paid = hi > 0 ? `, paid ${lo === hi ? `${lo} days` : lo === 0 ? `up to ${hi} days` : `${lo}-${hi} days`} later (each supplier's terms and the business's bill delay)` : '';
     const reason = `run-rate of ${what} no series models: the last ${RUN_RATE_WINDOW} days' total (one-offs above 10 times the median capped), spread evenly${paid}`;
