@@ -18,6 +18,7 @@ import { rows } from '../src/store/db.js';
 import { dec } from '../src/domain/money.js';
 import { addDays } from '../src/domain/calendar.js';
 import { SYNC_RESOURCES, syncOrganisation } from '../src/ledger/sync/sync.js';
+import { loadLiabilityLines } from '../src/store/queries/forecast-input.js';
 import type { XeroServer } from '../src/xero-server/server.js';
 
 type Balance = { code: string | null; name: string; type: string; class: string; balance: string };
@@ -115,5 +116,27 @@ describe.each(BACKENDS)('account balances from the documents when the journals a
     expect(d.asOfDate).toBe(j.asOfDate);
     expect(d.accounts.length).toBeGreaterThan(2);
     for (const a of d.accounts as Balance[]) expect({ name: a.name, balance: a.balance }).toEqual({ name: a.name, balance: byName(j.accounts, a.name)?.balance });
+  });
+
+  it('the GST account the forecast settles returns against (liabilities.ts): from the documents, what the journals say it owed at every day, every return included', async () => {
+    const today = NOW.toISOString().slice(0, 10);
+    const [fromJournals, fromDocuments] = [await loadLiabilityLines(api.store.db, withJournals, today), await loadLiabilityLines(api.store.db, without, today)];
+    const [gst] = await rows<{ id: string }>(api.store.db, sql`select id from accounts where org_id = ${without} and system_account = 'GST'`);
+    expect(new Set(fromDocuments.map((l) => l.accountId))).toEqual(new Set([gst!.id]));
+    // What it owed after each day: the running sum of the lines.
+    const owed = (lines: { accountId: string; date: string; amount: string }[]) => {
+      let b = dec(0);
+      return lines.filter((l) => l.accountId === gst!.id).map((l) => `${l.date} ${(b = b.plus(l.amount)).toFixed(2)}`);
+    };
+    const j = owed(fromJournals);
+    expect(j.length).toBeGreaterThan(300);
+    expect(owed(fromDocuments)).toEqual(j);
+    // The returns are among them (the bank's payments coded to the account).
+    const [returns] = await rows<{ n: number }>(
+      api.store.db,
+      sql`select count(*)::int as n from bank_transactions t join accounts a on a.org_id = t.org_id and a.code = t.lines->0->>'accountCode'
+          where t.org_id = ${without} and a.system_account = 'GST' and t.type like 'SPEND%'`,
+    );
+    expect(returns!.n).toBeGreaterThan(3);
   });
 });

@@ -203,4 +203,33 @@ describe.each(BACKENDS)('forecast job on %s', (kind) => {
     );
     expect(net.eq(dec(check!.n))).toBe(true);
   });
+
+  it('session 22: the liability accounts\' journal lines per day, credit positive, up to today: matched by code without an account id; not the control accounts, not other classes', async () => {
+    const db = store.db;
+    const acct = (id: string, code: string, name: string, type: string, cls: string, systemAccount: string | null = null) =>
+      ({ orgId, id, code, name, type, class: cls, systemAccount, lastSyncedAt: synced });
+    await db.insert(s.accounts).values([
+      acct('liab-gst', '8820', 'GST test', 'CURRLIAB', 'LIABILITY', 'GST'),
+      acct('liab-ap', '8800', 'Payables test', 'CURRLIAB', 'LIABILITY', 'CREDITORS'),
+      acct('asset-x', '8090', 'Asset test', 'CURRENT', 'ASSET'),
+    ]);
+    const line = (id: string, date: string, accountId: string | null, accountCode: string, netAmount: string) =>
+      ({ orgId, journalId: `lj-${id}`, id, journalDate: date, accountId, accountCode, netAmount, taxAmount: '0' });
+    await db.insert(s.journalLines).values([
+      line('l1', '2026-10-05', 'liab-gst', '8820', '-100.10'), // tax on a sale: a credit
+      line('l2', '2026-10-05', null, '8820', '-0.90'), // the same day, by code
+      line('l3', '2026-10-07', 'liab-gst', '8820', '30'), // tax on a purchase: a debit
+      line('l4', '2026-11-23', 'liab-gst', '8820', '-5'), // today (Monday 23 November): kept
+      line('l5', '2026-11-24', 'liab-gst', '8820', '-7'), // tomorrow: not yet
+      line('l6', '2026-10-05', 'liab-ap', '8800', '-999'),
+      line('l7', '2026-10-05', 'asset-x', '8090', '999'),
+    ]);
+    const org = (await orgMeta(db, orgId))!;
+    const input = await loadForecastInput(db, org, '2026-11-23');
+    expect(input.liabilityLines!.filter((l) => l.accountId.startsWith('liab-') || l.accountId === 'asset-x')).toEqual([
+      { accountId: 'liab-gst', date: '2026-10-05', amount: '101' },
+      { accountId: 'liab-gst', date: '2026-10-07', amount: '-30' },
+      { accountId: 'liab-gst', date: '2026-11-23', amount: '5' },
+    ]);
+  });
 });

@@ -49,6 +49,10 @@ const raw: RawLedger = {
   purchaseOrders: [],
   bankAccounts: [{ id: 'bank', name: 'Operating', currency: 'AUD', book: '10000.00' }],
   accounts: {},
+  liabilityLines: [
+    { accountId: 'gst', date: '2026-02-09', amount: '10' },
+    { accountId: 'gst', date: '2026-02-10', amount: '20' },
+  ],
 };
 const ix = indexLedger(raw);
 /** When: the books are read as of a cut-off; then: each document's status, paid date and amount due then. */
@@ -82,5 +86,10 @@ describe('the books on the morning of a past cut-off', () => {
   it('a draft issued before the cut-off is there as it is', () => {
     expect(at('2026-02-02').draft).toEqual({ status: 'DRAFT', paidDate: null, amountDue: '90.00' });
     expect(at('2026-02-01').draft).toBeUndefined();
+  });
+
+  it('a liability account\'s journal lines dated before the cut-off are known; the one dated on it not yet', () => {
+    expect(inputAt(ix, '2026-02-10').liabilityLines).toEqual([{ accountId: 'gst', date: '2026-02-09', amount: '10' }]);
+    expect(inputAt(ix, '2026-02-11').liabilityLines).toHaveLength(2);
   });
 });

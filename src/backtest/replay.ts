@@ -139,6 +139,7 @@ export function inputAt(ix: ReplayIndex, cutoff: string): ForecastInput {
       .map((p) => (p.status === 'BILLED' ? { ...p, status: 'AUTHORISED' } : p)),
     manualItems: [],
     accounts: raw.accounts,
+    liabilityLines: raw.liabilityLines.filter((l) => toDay(l.date) < C),
   };
 }
 

@@ -80,7 +80,7 @@ export async function recomputeYesterday(db: Db, orgId: string, now: Date): Prom
   const { input: today, calibration, threshold } = await loadEngineInputs(db, org, at);
   const past = inputAt(indexLedger(await loadRawLedger(db, org)), today.asOf);
   const { history: _recomputed, ...rest } = today;
-  const input = { ...rest, items: past.items, bankTxns: past.bankTxns, purchaseOrders: past.purchaseOrders, bankAccounts: past.bankAccounts };
+  const input = { ...rest, items: past.items, bankTxns: past.bankTxns, purchaseOrders: past.purchaseOrders, bankAccounts: past.bankAccounts, liabilityLines: past.liabilityLines };
   const { payloads, items } = runForecast(input, scenarios, at, { calibration, threshold });
   await storeSnapshots(db, orgId, payloads, at, { items, documents: openDocuments(input), track: false });
 }

@@ -53,9 +53,12 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * the bills no series models is paid after each bill's supplier's terms
  * (series.ts), not the business's usual terms; a supplier that orders
  * before its deliveries is not expected to deliver before an order could
- * arrive (po-matching.ts orderLeadTimes).
+ * arrive (po-matching.ts orderLeadTimes). 7: payments that settle a
+ * liability account (a GST return, the tax withheld, superannuation) are
+ * what the account accrued over the period each settles (liabilities.ts),
+ * not the median of the last three.
  */
-export const CALIBRATION_VERSION = 6;
+export const CALIBRATION_VERSION = 7;
 
 export interface Quantiles {
   p10: number;

@@ -7,6 +7,7 @@
  */
 import { fiveQuantiles, median } from './behaviour.js';
 import { lowerBound, upperBound } from './sorted.js';
+import { accruals, settledWords, settlementModel, type Accrual, type SettlementModel } from './liabilities.js';
 import { amountOf, isPositive, toDec, toF, type Amount } from './cents.js';
 import { churnPerGap, SERIES_STOP_RATE } from './churn.js';
 import { cmpStr } from './compare.js';
@@ -54,6 +55,12 @@ interface SeriesContext {
   points: PointPrediction[];
 }
 
+/** A series of payments that settle a liability account (liabilities.ts): the model (made when its points are placed) and the account's name. */
+interface Settles {
+  model: () => SettlementModel | null;
+  account: string;
+}
+
 /** The recent events' values of the series no model projects, each one's lag (its series'), with the first account seen. */
 interface Rest {
   values: number[];
@@ -78,6 +85,7 @@ export function predictSeries(
   const series = collectSeries(history, input.bankTxns, terms, scheduled, asOf);
   const openPoDays = openOrderDays(input.purchaseOrders, poReasons);
   const leadTimes = orderLeadTimes(input.purchaseOrders, poReasons, input.items, history.bills, asOf);
+  const liabilities = accruals(input.liabilityLines, input.bankTxns);
   const billContacts = new Set<string>(scheduled);
   const bills: Rest = { values: [], lags: [], accountId: null };
   const bankIn: Rest = { values: [], lags: [], accountId: null };
@@ -90,13 +98,14 @@ export function predictSeries(
     if (!s.bill && key.split(':')[2] && billContacts.has(key.split(':')[2]!)) continue;
     const events = byDay(s.events);
     const poDay = contact ? openPoDays.get(contact) : undefined;
-    if (cadencePoints(key, s, events, poDay, ctx, detectCadence) || renewalSeries(key, s, events, poDay, contact ? leadTimes.get(contact) : undefined, ctx)) {
+    const settles = settlesOf(s, events, liabilities, input.accounts, asOf);
+    if (cadencePoints(key, s, events, poDay, ctx, detectCadence, settles) || renewalSeries(key, s, events, poDay, contact ? leadTimes.get(contact) : undefined, ctx)) {
       if (contact) billContacts.add(contact);
       continue;
     }
     // A few a year (the yearly pattern, loose quarters): its contact's bank series stay its own (a telephone company's
     // yearly bill says nothing of its monthly direct debits).
-    if (yearlyPoints(key, s, events, poDay, ctx) || cadencePoints(key, s, events, poDay, ctx, looseQuarters)) continue;
+    if (yearlyPoints(key, s, events, poDay, ctx, settles) || cadencePoints(key, s, events, poDay, ctx, looseQuarters, settles)) continue;
     // Not modelled: its recent events join the run-rate of the rest.
     const rest = s.bill ? bills : s.inflow ? bankIn : bankOut;
     for (const e of events.amounts) {
@@ -185,28 +194,68 @@ function looseQuarters(days: readonly number[]): CadenceMatch | null {
 }
 
 /** A series with an active calendar cadence (as `detect` finds it): its next occurrences as points (true), else nothing (false). */
-function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext, detect: (days: readonly number[]) => CadenceMatch | null): boolean {
+function cadencePoints(
+  key: string,
+  s: Series,
+  { days, amounts }: ByDay,
+  poDay: number | undefined,
+  ctx: SeriesContext,
+  detect: (days: readonly number[]) => CadenceMatch | null,
+  settles: Settles | null,
+): boolean {
   const { asOf, end } = ctx;
   const match = detect(days);
   if (!match || !isActive(days[days.length - 1]!, asOf, match.period)) return false;
-  const { amount, spread, lastEv } = recurringAmount(amounts);
-  const why = seriesWhy(key, s, 'cadence', `${match.cadence.toLowerCase().replace('_', '-')} cadence of ${days.length} past ${seriesWords(key, s)}, the last on ${fromDay(days[days.length - 1]!)}: the next dates from it, the median of the last three amounts${lagWords(s)}`);
+  const usual = recurringAmount(amounts);
+  const whyOf = (amountWords: string) =>
+    seriesWhy(key, s, 'cadence', `${match.cadence.toLowerCase().replace('_', '-')} cadence of ${days.length} past ${seriesWords(key, s)}, the last on ${fromDay(days[days.length - 1]!)}: the next dates from it, ${amountWords}${lagWords(s)}`);
+  const place = placer(s, usual, whyOf, settles);
   // Cash moves `lag` days after the event; an event after the last known one (a bill or an open order).
   const anchor = [...days];
   if (poDay !== undefined && poDay > anchor[anchor.length - 1]!) anchor.push(poDay);
-  for (const d of nextOccurrences(anchor, match, asOf, end - s.lag)) {
+  for (const d of nextOccurrences(anchor, match, asOf, end - s.lag)) place(ctx, key, d, d + s.lag);
+  return true;
+}
+
+const MEDIAN_WORDS = 'the median of the last three amounts';
+
+/**
+ * Places a recurring series' points (nominally on day `nominal`, cash on
+ * `day`): each at the median of the last three amounts, or, for payments
+ * that settle a liability account, at what accrued over the period each
+ * settles (nothing when nothing did).
+ */
+function placer(s: Series, usual: ReturnType<typeof recurringAmount>, whyOf: (amountWords: string) => SeriesWhy, settles: Settles | null) {
+  const model = settles?.model() ?? null;
+  const why = whyOf(MEDIAN_WORDS);
+  return (ctx: SeriesContext, key: string, nominal: number, day: number) => {
+    const settled = model?.next(nominal);
+    const amount = settled ? settled.amount : usual.amount;
+    const spread = settled ? usual.spread * settled.expectedShare : usual.spread;
+    if (settled && amount.cents <= 0 && !amount.extra?.gt(0)) return;
     ctx.points.push({
       id: `recurring:${key}`,
       inflow: s.inflow,
-      day: d + s.lag,
+      day,
       amount,
-      accountId: lastEv.accountId,
+      accountId: usual.lastEv.accountId,
       statistical: false,
       ...(spread > 0 ? { spread } : {}),
-      why,
+      why: settled ? whyOf(`this one paying ${settledWords(settled, settles!.account)}, as its payments settle that account`) : why,
     });
-  }
-  return true;
+  };
+}
+
+/**
+ * The settlement model of a bank series of payments coded to a liability
+ * account with journals (liabilities.ts), made when its points are placed;
+ * null for any other series.
+ */
+function settlesOf(s: Series, { days, amounts }: ByDay, liabilities: ReadonlyMap<string, Accrual>, accounts: ForecastInput['accounts'], asOf: number): Settles | null {
+  const accountId = amounts[amounts.length - 1]?.accountId;
+  const acc = accountId ? liabilities.get(accountId) : undefined;
+  if (s.bill || s.inflow || !acc) return null;
+  return { model: () => settlementModel(days, amounts.map((e) => toDec(e.amount)), acc, asOf), account: accounts[acc.accountId]?.name ?? 'the account' };
 }
 
 /** A recurring series' amount: the median of its last three (the earlier of equal ones), varying as its last six did; and its last event. */
@@ -243,7 +292,7 @@ const yearAfter = (day: number) => addMonths(day, 12, dayOfMonth(day));
  * not been seen is placed today. True when it is such a series (even when
  * nothing falls in the horizon).
  */
-function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext): boolean {
+function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext, settles: Settles | null): boolean {
   const { asOf, end } = ctx;
   // The last year (and a week: an event a year ago today is due again now), at most YEARLY_MAX events of it.
   const from = lowerBound(days, asOf - 365 - YEARLY_GRACE);
@@ -267,8 +316,9 @@ function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, poDay: n
     }
   }
   if (matched === 0 || matched < 0.75 * lastYear) return false;
-  const { amount, spread, lastEv } = recurringAmount(amounts);
-  const why = seriesWhy(key, s, 'cadence', `${seriesWords(key, s)} on the same dates every year (${matched} of the last year's ${lastYear} a year after one before), the last on ${fromDay(days[days.length - 1]!)}: last year's dates a year on, the median of the last three amounts${lagWords(s)}`);
+  const whyOf = (amountWords: string) =>
+    seriesWhy(key, s, 'cadence', `${seriesWords(key, s)} on the same dates every year (${matched} of the last year's ${lastYear} a year after one before), the last on ${fromDay(days[days.length - 1]!)}: last year's dates a year on, ${amountWords}${lagWords(s)}`);
+  const place = placer(s, recurringAmount(amounts), whyOf, settles);
   const placed: number[] = [];
   for (let i = from; i < to; i++) {
     const next = yearAfter(days[i]!);
@@ -279,7 +329,7 @@ function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, poDay: n
     if (near(next, early, YEAR_MATCH) || (poDay !== undefined && poDay >= next - early && poDay <= next + YEAR_MATCH)) continue;
     if (placed.some((d) => Math.abs(d - next) <= YEAR_MATCH)) continue;
     placed.push(next);
-    ctx.points.push({ id: `recurring:${key}`, inflow: s.inflow, day: Math.max(next, asOf) + s.lag, amount, accountId: lastEv.accountId, statistical: false, ...(spread > 0 ? { spread } : {}), why });
+    place(ctx, key, next, Math.max(next, asOf) + s.lag);
   }
   return true;
 }

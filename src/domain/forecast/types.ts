@@ -129,6 +129,20 @@ export interface ForecastInput {
    * a name is shown is decided at every read (redactNotes).
    */
   contactNames?: Record<string, string>;
+  /**
+   * What moved each liability account (GST, tax withheld, superannuation...)
+   * per day, from the ledger's journals up to `asOf`: what payments that
+   * settle such an account are forecast from (liabilities.ts). None without
+   * journals.
+   */
+  liabilityLines?: LiabilityLine[];
+}
+
+/** A liability account's journal lines of one day, added up: credit positive (what the business came to owe; a payment of it negative). */
+export interface LiabilityLine {
+  accountId: string;
+  date: string;
+  amount: string;
 }
 
 export type ScenarioKind = 'BASE' | 'BEST' | 'WORST' | 'CUSTOM';

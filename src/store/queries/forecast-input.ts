@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import { type Db, rows } from '../db.js';
 import { addDays, dateIn } from '../../domain/calendar.js';
 import { canonical } from '../../domain/money.js';
-import type { BankTxn, ContactCredit, ForecastInput, PurchaseOrder, RepeatingSchedule } from '../../domain/forecast/types.js';
+import type { BankTxn, ContactCredit, ForecastInput, LiabilityLine, PurchaseOrder, RepeatingSchedule } from '../../domain/forecast/types.js';
 import { base, HISTORY_DAYS, loadHistory, loadOpenItems } from './forecast-items.js';
 import { loadAccounts, type OrgMeta } from './organisation.js';
 import { loadBankBalances, loadOverride } from './cash-position.js';
@@ -45,6 +45,68 @@ export async function loadBankTxns(db: Db, orgId: string, asOf: string, idByCode
           and date <= ${asOf} and date >= ${from ?? addDays(asOf, -HISTORY_DAYS)}`,
   );
   return list.map((t) => bankTxnOf(t, idByCode));
+}
+
+/**
+ * The liability accounts' journal lines (GST, tax withheld, superannuation
+ * and the like; not the receivables and payables control accounts), added up
+ * per account and day, credit positive, up to `asOf` (all of them without
+ * it); a line without an account id is matched by its code. Without any
+ * journal line (the ledger's Journals not read: docs/sync.md), the GST
+ * account's (Xero's SystemAccount GST) from the documents instead
+ * (`gstFromDocuments`).
+ */
+export async function loadLiabilityLines(db: Db, orgId: string, asOf?: string): Promise<LiabilityLine[]> {
+  const upTo = (col: string) => (asOf ? sql`and ${sql.raw(col)} <= ${asOf}` : sql``);
+  const list = await rows<{ acc: string; date: string; amount: string }>(
+    db,
+    sql`select a.id as acc, j.journal_date as date, -sum(j.net_amount) as amount
+        from journal_lines j join accounts a on a.org_id = j.org_id and (a.id = j.account_id or (j.account_id is null and a.code = j.account_code))
+        where j.org_id = ${orgId} and a.class = 'LIABILITY' and coalesce(a.system_account, '') not in ('DEBTORS', 'CREDITORS') ${upTo('j.journal_date')}
+        group by a.id, j.journal_date
+        order by a.id collate "C", j.journal_date`,
+  );
+  if (list.length === 0) {
+    const [any] = await rows<{ n: number }>(db, sql`select 1 as n from journal_lines where org_id = ${orgId} limit 1`);
+    if (!any) return gstFromDocuments(db, orgId, asOf);
+  }
+  return list.map((r) => ({ accountId: r.acc, date: r.date, amount: canonical(r.amount) }));
+}
+
+/**
+ * The GST account's lines as the documents make them, without journals: the
+ * tax of each approved invoice and supplier credit note (credit) and of each
+ * bill and customer credit note (debit) on its date, the tax of each receive-
+ * (credit) and spend-money transaction (debit), and the bank transactions
+ * coded to the account, which pay it (a spend debits it) or bring a refund.
+ * In the base currency at each document's rate. Empty without a GST account.
+ */
+async function gstFromDocuments(db: Db, orgId: string, asOf?: string): Promise<LiabilityLine[]> {
+  const [gst] = await rows<{ id: string; code: string | null }>(
+    db,
+    sql`select id, code from accounts where org_id = ${orgId} and system_account = 'GST' order by id collate "C" limit 1`,
+  );
+  if (!gst) return [];
+  const upTo = (col: string) => (asOf ? sql`and ${sql.raw(col)} <= ${asOf}` : sql``);
+  const list = await rows<{ date: string; amount: string }>(
+    db,
+    sql`select d as date, sum(x) as amount from (
+          select i.issue_date as d, case when i.ledger_type in ('ACCREC', 'ACCPAYCREDIT') then 1 else -1 end * ${base('total_tax')} as x
+          from cash_items i join organisations o on o.id = i.org_id
+          where i.org_id = ${orgId} and i.ledger_status in ('AUTHORISED', 'PAID') and i.issue_date is not null and i.total_tax <> 0 ${upTo('i.issue_date')}
+          union all
+          select t.date, case when t.type like 'SPEND%' then -t.total_tax else t.total_tax end
+          from bank_transactions t
+          where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.total_tax <> 0 ${upTo('t.date')}
+          union all
+          select t.date, case when t.type like 'SPEND%' then -t.total else t.total end
+          from bank_transactions t
+          where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.lines->0->>'accountCode' = ${gst.code ?? ''} ${upTo('t.date')}
+        ) x
+        group by d
+        order by d`,
+  );
+  return list.map((r) => ({ accountId: gst.id, date: r.date, amount: canonical(r.amount) }));
 }
 
 export async function loadPurchaseOrders(db: Db, orgId: string): Promise<PurchaseOrder[]> {
@@ -163,7 +225,7 @@ export async function loadOpenCustomerNames(db: Db, orgId: string): Promise<Reco
 /** Everything the engine needs as of `asOf` (the organisation's today). */
 export async function loadForecastInput(db: Db, org: OrgMeta, asOf: string): Promise<ForecastInput> {
   const { byId, idByCode } = await loadAccounts(db, org.id);
-  const [items, history, bankTxns, purchaseOrders, bankAccounts, override, manualItems, schedules, credits, contactNames] = await Promise.all([
+  const [items, history, bankTxns, purchaseOrders, bankAccounts, override, manualItems, schedules, credits, contactNames, liabilityLines] = await Promise.all([
     loadOpenItems(db, org.id, asOf, idByCode),
     loadHistory(db, org.id, asOf, idByCode),
     loadBankTxns(db, org.id, asOf, idByCode),
@@ -174,6 +236,7 @@ export async function loadForecastInput(db: Db, org: OrgMeta, asOf: string): Pro
     loadSchedules(db, org.id, idByCode),
     loadContactCredits(db, org.id),
     loadOpenCustomerNames(db, org.id),
+    loadLiabilityLines(db, org.id, asOf),
   ]);
   return {
     orgId: org.id,
@@ -190,6 +253,7 @@ export async function loadForecastInput(db: Db, org: OrgMeta, asOf: string): Pro
     schedules,
     credits,
     contactNames,
+    liabilityLines,
   };
 }
 

@@ -7,11 +7,11 @@
 import { sql } from 'drizzle-orm';
 import { type Db, rows } from '../db.js';
 import { canonical, dec } from '../../domain/money.js';
-import type { BankTxn, LedgerItem, LedgerStatus, PurchaseOrder } from '../../domain/forecast/types.js';
+import type { BankTxn, LedgerItem, LedgerStatus, LiabilityLine, PurchaseOrder } from '../../domain/forecast/types.js';
 import { base } from './forecast-items.js';
 import { loadAccounts, type OrgMeta } from './organisation.js';
 import { loadBankBalances } from './cash-position.js';
-import { bankTxnOf, type BankTxnRow, loadPurchaseOrders } from './forecast-input.js';
+import { bankTxnOf, type BankTxnRow, loadLiabilityLines, loadPurchaseOrders } from './forecast-input.js';
 import { PAYMENT_SIGNED } from './payment-amounts.js';
 
 interface ItemRow extends Record<string, unknown> {
@@ -79,6 +79,8 @@ export interface RawLedger {
   /** Per bank account: today's book balance (reconciled plus every unreconciled movement). */
   bankAccounts: { id: string; name: string; currency: string; book: string }[];
   accounts: Record<string, { name: string; code: string | null }>;
+  /** The liability accounts' journal lines per day (forecast-input.ts loadLiabilityLines), in account then day order. */
+  liabilityLines: LiabilityLine[];
 }
 
 /**
@@ -120,6 +122,7 @@ export async function loadRawLedger(db: Db, org: OrgMeta): Promise<RawLedger> {
     purchaseOrders: await loadPurchaseOrders(db, org.id),
     bankAccounts: await bookBalances(db, org.id),
     accounts: byId,
+    liabilityLines: await loadLiabilityLines(db, org.id),
   };
 }
 

@@ -1,0 +1,169 @@
+/**
+ * Payments that settle a liability account (session 22; liabilities.ts,
+ * docs/forecast.md#settles): a quarterly GST return pays what the GST
+ * account accrued over its quarter, which the journals know, rather than the
+ * median of the last three returns.
+ */
+import { describe, expect, it } from 'vitest';
+import { addDays } from '../src/domain/calendar.js';
+import { dec, type Dec } from '../src/domain/money.js';
+import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
+import { projectForecast } from '../src/domain/forecast/project.js';
+import { accruals, settlementModel } from '../src/domain/forecast/liabilities.js';
+import { fromDay, toDay } from '../src/domain/forecast/days.js';
+import type { BankTxn, ForecastInput, LiabilityLine, Scenario } from '../src/domain/forecast/types.js';
+import { input } from './helpers/forecast-input.js';
+
+const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
+const NOW = new Date('2026-11-25T08:00:00Z');
+const GST = 'acc-gst';
+const ITEM = `recurring:bank:out:tax-office:${GST}`;
+const accounts = { ...input().accounts, [GST]: { name: 'GST', code: '820' } };
+
+/** The quarter (its first month's index, year x 12 + month) a day falls in. */
+const quarterOf = (date: string) => {
+  const [y, m] = date.split('-').map(Number) as [number, number];
+  return y * 12 + Math.floor((m - 1) / 3) * 3;
+};
+/** The tax office's dates: each settles the quarter before its own (28 October the July quarter, 28 February the October quarter, two months on). */
+const BAS_DATES = new Set(['10-28', '02-28', '04-28', '07-28']);
+
+/**
+ * The GST account from 1 July 2023 to the day before `asOf`: `perDay(date)`
+ * accrued each day (the tax on that day's sales less that on its purchases),
+ * and each quarter's return, paid on the tax office's dates, settling
+ * exactly what its quarter accrued (its journal line and its bank payment).
+ */
+function gstBooks(asOf: string, perDay: (date: string) => string): { lines: LiabilityLine[]; bankTxns: BankTxn[]; accrued: (from: string, to: string) => Dec } {
+  const lines: LiabilityLine[] = [];
+  const bankTxns: BankTxn[] = [];
+  const byQuarter = new Map<number, Dec>();
+  const daily = new Map<string, Dec>();
+  for (let date = '2023-07-01'; date < asOf; date = addDays(date, 1)) {
+    const a = dec(perDay(date));
+    daily.set(date, a);
+    lines.push({ accountId: GST, date, amount: a.toFixed() });
+    byQuarter.set(quarterOf(date), (byQuarter.get(quarterOf(date)) ?? dec(0)).plus(a));
+    if (BAS_DATES.has(date.slice(5))) {
+      const due = byQuarter.get(quarterOf(date) - 3);
+      if (!due) continue;
+      lines.push({ accountId: GST, date, amount: due.negated().toFixed() });
+      bankTxns.push({ id: `bas-${date}`, date, amount: due.negated().toFixed(), contactId: 'tax-office', accountId: GST, reference: 'BAS' });
+    }
+  }
+  const accrued = (from: string, to: string) => [...daily].filter(([d]) => d >= from && d <= to).reduce((s, [, a]) => s.plus(a), dec(0));
+  return { lines, bankTxns, accrued };
+}
+
+/** A day's accrual that moves with the day of the week and the month (a seasonal business), in cents. */
+const seasonal = (date: string) => {
+  const d = toDay(date);
+  return dec(40 + ((d * 7) % 23) + 15 * Math.sin((2 * Math.PI * d) / 365)).toDecimalPlaces(2).toFixed();
+};
+
+const books = (asOf: string, perDay: (date: string) => string, over: Partial<ForecastInput> = {}) => {
+  const g = gstBooks(asOf, perDay);
+  return { g, input: input({ asOf, accounts, bankTxns: g.bankTxns, liabilityLines: g.lines, ...over }) };
+};
+const itemOf = (i: ForecastInput) => runForecast(i, [BASE], NOW).items[0]!.filter((x) => x.itemId === ITEM);
+
+describe('a GST return pays what its quarter accrued', () => {
+  it('Given three years of returns each settling its quarter, When forecast after the October quarter ended, Then its return (28 February) is what the account accrued from October to December, to the cent', () => {
+    const asOf = '2027-01-06'; // weeks 4 January to 4 April 2027
+    const { g, input: i } = books(asOf, seasonal);
+    const [item, ...more] = itemOf(i);
+    expect(more).toEqual([]);
+    expect(item!.expectedDate).toBe('2027-02-28');
+    expect(item!.amount).toBeMoney(g.accrued('2026-10-01', '2026-12-31').toFixed(2));
+    expect(item!.reason).toMatch(/on the same dates every year.*paying what accrued in GST from 2026-10-01 to 2026-12-31 \([\d.]+, all known\), as its payments settle that account/);
+    // The median of the last three returns would have said otherwise: the quarters differ.
+    const plain = itemOf({ ...i, liabilityLines: undefined })[0]!;
+    expect(plain.reason).toMatch(/the median of the last three amounts/);
+    expect(dec(plain.amount).eq(dec(item!.amount))).toBe(false);
+  });
+
+  it('Given the quarter still running, Then what accrued so far and, for the rest, the same days a year before: all of it for a steady accrual', () => {
+    const asOf = '2026-12-02'; // weeks 30 November 2026 to 28 February 2027: the return of 28 February is the last day
+    const { input: i } = books(asOf, () => '10');
+    const [item] = itemOf(i);
+    expect(item!.expectedDate).toBe('2027-02-28');
+    // 1 October to 1 December known (62 days), 2 to 31 December expected (30 days): 92 days of 10.
+    expect(item!.amount).toBeMoney('920');
+    expect(item!.reason).toMatch(/from 2026-10-01 to 2026-12-31 \(620\.00 so far, 300\.00 expected: the same days last year at this year's pace\)/);
+  });
+
+  it('Given a business whose accrual grows by half every year, Then the days to come are last year\'s at that pace: within 2% of what accrues (at last year\'s, a third short)', () => {
+    const asOf = '2026-12-02';
+    const growing = (date: string) => dec(100).times(dec(1.5).pow((toDay(date) - toDay('2023-07-01')) / 365)).toDecimalPlaces(2).toFixed();
+    const { input: i } = books(asOf, growing);
+    const whole = gstBooks('2027-01-01', growing).accrued('2026-10-01', '2026-12-31');
+    const amount = dec(itemOf(i)[0]!.amount);
+    expect(amount.div(whole).minus(1).abs().toNumber()).toBeLessThan(0.02);
+    // The part to come alone, against last year's same days: half as much again.
+    const m = settlementModel(
+      i.bankTxns.filter((t) => t.accountId === GST).map((t) => toDay(t.date)),
+      i.bankTxns.filter((t) => t.accountId === GST).map((t) => dec(t.amount).negated()),
+      accruals(i.liabilityLines, i.bankTxns).get(GST),
+      toDay(asOf),
+    )!;
+    const s = m.next(toDay('2027-02-28'))!;
+    const lastYear = gstBooks('2026-01-01', growing).accrued('2025-12-02', '2025-12-31');
+    expect(s.expected.div(lastYear).toNumber()).toBeCloseTo(1.5, 1);
+    expect(m.months).toBe(3);
+  });
+
+  it('Given a known return, Then it does not vary in the futures; one mostly to come varies as the returns have', () => {
+    const known = prepareForecast(books('2027-01-06', seasonal).input).points.find((p) => p.id === ITEM)!;
+    expect(known.spread).toBeUndefined();
+    const plain = prepareForecast({ ...books('2027-01-06', seasonal).input, liabilityLines: undefined }).points.find((p) => p.id === ITEM)!;
+    const early = prepareForecast(books('2026-12-02', seasonal).input).points.find((p) => p.id === ITEM)!;
+    expect(plain.spread).toBeGreaterThan(0);
+    // From 2 December a third of the quarter is to come.
+    expect(early.spread).toBeGreaterThan(0.2 * plain.spread!);
+    expect(early.spread).toBeLessThan(0.5 * plain.spread!);
+  });
+
+  it('Given a return paid late, after the next quarter had ended, Then the next one is still matched (what was owed at its quarter\'s end less what was paid since) and the model holds', () => {
+    const asOf = '2027-03-03'; // weeks 1 March to 30 May 2027: the return of 28 April
+    const { input: i } = books(asOf, () => '10');
+    // The July quarter's return paid on 3 January 2027 instead of 28 October 2026: on 28 February the account owed two quarters at 31 December.
+    const moved = (date: string) => (date === '2026-10-28' ? '2027-01-03' : date);
+    const late = i.bankTxns.map((t) => ({ ...t, date: moved(t.date) }));
+    const lines = i.liabilityLines!.map((l) => (dec(l.amount).isNegative() ? { ...l, date: moved(l.date) } : l));
+    const gst = late.filter((t) => t.accountId === GST).sort((x, y) => x.date.localeCompare(y.date));
+    const m = settlementModel(gst.map((t) => toDay(t.date)), gst.map((t) => dec(t.amount).negated()), accruals(lines, late).get(GST), toDay(asOf));
+    expect(m).not.toBeNull();
+    // 1 January to 2 March known (61 days), 3 to 31 March expected (29 days).
+    const s = m!.next(toDay('2027-04-28'))!;
+    expect([s.periodStart, s.periodEnd].map(fromDay)).toEqual(['2027-01-01', '2027-03-31']);
+    expect([s.known.toFixed(2), s.expected.toFixed(2), s.amount.cents]).toEqual(['610.00', '290.00', 90_000]);
+    // Read as owed at 31 December without what was paid since, the return of 28 February (one quarter) would not match two.
+    const owedTwo = accruals(lines, late).get(GST)!;
+    expect(owedTwo.balance[owedTwo.days.indexOf(toDay('2026-12-31'))]!.toFixed(2)).toBe('1840.00');
+  });
+
+  it('Given payments coded to a liability account that do not settle it (a director\'s fixed drawings against the loan account), Then the median of the last three, as before', () => {
+    const asOf = '2026-11-25';
+    const loan = 'acc-loan';
+    const drawings = Array.from({ length: 24 }, (_, k) => addDays('2024-12-15', 0) && `${2024 + Math.floor((11 + k) / 12)}-${String(((11 + k) % 12) + 1).padStart(2, '0')}-15`)
+      .filter((d) => d < asOf)
+      .map((date, k) => ({ id: `dr-${k}`, date, amount: k % 2 ? '-3000' : '-3100', contactId: 'director', accountId: loan, reference: 'Drawings' }));
+    // The loan account: 40,000 lent on 1 December 2024, each drawing repaying it.
+    const lines: LiabilityLine[] = [{ accountId: loan, date: '2024-12-01', amount: '40000' }, ...drawings.map((t) => ({ accountId: loan, date: t.date, amount: t.amount }))];
+    const i = input({ asOf, bankTxns: drawings, liabilityLines: lines, accounts: { ...accounts, [loan]: { name: "Director's Loan", code: '880' } } });
+    const items = runForecast(i, [BASE], NOW).items[0]!.filter((x) => x.itemId === `recurring:bank:out:director:${loan}`);
+    expect(items.length).toBeGreaterThan(0);
+    for (const it of items) expect(it.reason).toMatch(/the median of the last three amounts/);
+    expect(items.map((x) => x.amount)).toEqual(items.map(() => '3000'));
+  });
+
+  it('Given no journals, Then the forecast is what it was: nothing is settled', () => {
+    const { input: i } = books('2027-01-06', seasonal);
+    const without = { ...i, liabilityLines: undefined };
+    const p = projectForecast(prepareForecast(without), BASE, NOW);
+    expect(projectForecast(prepareForecast({ ...without, liabilityLines: [] }), BASE, NOW)).toEqual(p);
+    // Journals of an account no payment is coded to change nothing either.
+    const other = i.liabilityLines!.map((l) => ({ ...l, accountId: 'acc-payg' }));
+    expect(projectForecast(prepareForecast({ ...i, liabilityLines: other }), BASE, NOW)).toEqual(p);
+  });
+});
