@@ -75,7 +75,7 @@ describe('a GST return pays what its quarter accrued', () => {
     expect(more).toEqual([]);
     expect(item!.expectedDate).toBe('2027-02-28');
     expect(item!.amount).toBeMoney(g.accrued('2026-10-01', '2026-12-31').toFixed(2));
-    expect(item!.reason).toMatch(/on the same dates every year.*paying what accrued in GST from 2026-10-01 to 2026-12-31 \([\d.]+, all known\), as its payments settle that account/);
+    expect(item!.reason).toMatch(/^bank payments of this contact that settle GST \(\d+ of the last \d+ each what it owed at the end of a 3-month period, the last on 2026-10-28\): this one paying what accrued in GST from 2026-10-01 to 2026-12-31 \([\d.]+, all known\), due as the same period was a year before$/);
     // The median of the last three returns would have said otherwise: the quarters differ.
     const plain = itemOf({ ...i, liabilityLines: undefined })[0]!;
     expect(plain.reason).toMatch(/the median of the last three amounts/);
@@ -106,7 +106,7 @@ describe('a GST return pays what its quarter accrued', () => {
       accruals(i.liabilityLines, i.bankTxns).get(GST),
       toDay(asOf),
     )!;
-    const s = m.next(toDay('2027-02-28'))!;
+    const s = m.schedule(toDay('2027-02-28'))[0]!;
     const lastYear = gstBooks('2026-01-01', growing).accrued('2025-12-02', '2025-12-31');
     expect(s.expected.div(lastYear).toNumber()).toBeCloseTo(1.5, 1);
     expect(m.months).toBe(3);
@@ -134,7 +134,7 @@ describe('a GST return pays what its quarter accrued', () => {
     const m = settlementModel(gst.map((t) => toDay(t.date)), gst.map((t) => dec(t.amount).negated()), accruals(lines, late).get(GST), toDay(asOf));
     expect(m).not.toBeNull();
     // 1 January to 2 March known (61 days), 3 to 31 March expected (29 days).
-    const s = m!.next(toDay('2027-04-28'))!;
+    const s = m!.schedule(toDay('2027-04-28'))[0]!;
     expect([s.periodStart, s.periodEnd].map(fromDay)).toEqual(['2027-01-01', '2027-03-31']);
     expect([s.known.toFixed(2), s.expected.toFixed(2), s.amount.cents]).toEqual(['610.00', '290.00', 90_000]);
     // Read as owed at 31 December without what was paid since, the return of 28 February (one quarter) would not match two.
@@ -165,5 +165,46 @@ describe('a GST return pays what its quarter accrued', () => {
     // Journals of an account no payment is coded to change nothing either.
     const other = i.liabilityLines!.map((l) => ({ ...l, accountId: 'acc-payg' }));
     expect(projectForecast(prepareForecast({ ...i, liabilityLines: other }), BASE, NOW)).toEqual(p);
+  });
+
+  /** A sales tax account from `start`: 10 accrued a day, each month's paid on the 21st of the next (but those in `unpaid`). */
+  function monthly(asOf: string, start: string, unpaid: string[] = []) {
+    const lines: LiabilityLine[] = [];
+    const bankTxns: BankTxn[] = [];
+    let month = dec(0);
+    for (let date = start; date < asOf; date = addDays(date, 1)) {
+      if (date.endsWith('-21') && date > addDays(start, 40) && !unpaid.includes(date)) {
+        const due = month.minus(dec(10).times(20)); // the month before: what accrued to its end (the 1st-20th since is this month's)
+        lines.push({ accountId: GST, date, amount: due.negated().toFixed() });
+        bankTxns.push({ id: `tax-${date}`, date, amount: due.negated().toFixed(), contactId: 'tax-office', accountId: GST, reference: null });
+        month = month.minus(due);
+      }
+      lines.push({ accountId: GST, date, amount: '10' });
+      month = month.plus(10);
+    }
+    return input({ asOf, accounts, bankTxns, liabilityLines: lines });
+  }
+
+  it('Given a young business paying each month\'s sales tax on the 21st of the next (no year before), Then each month\'s on the 21st, as it usually pays: the month just ended known, the one running partly expected', () => {
+    const i = monthly('2026-11-25', '2026-03-01'); // paid 21 May (April's) to 21 November (October's)
+    const items = itemOf(i);
+    expect(items.slice(0, 3).map((x) => [x.expectedDate, x.amount])).toEqual([
+      ['2026-12-21', '300'], // November: 24 days known, 6 expected (the last year's daily average)
+      ['2027-01-21', '310'],
+      ['2027-02-21', '310'],
+    ]);
+    expect(items[0]!.reason).toMatch(/each what it owed at the end of a month.*from 2026-11-01 to 2026-11-30 \(240\.00 so far, 60\.00 expected: the last year's daily average\), due as the business usually pays after a period$/);
+  });
+
+  it('Given a month\'s tax not paid on its day, Then it is still owed: forecast today; two months unpaid and the series has stopped being paid this way', () => {
+    const owed = itemOf(monthly('2026-11-25', '2026-03-01', ['2026-11-21']));
+    expect(owed[0]!.expectedDate).toBe('2026-11-25');
+    expect(owed[0]!.amount).toBeMoney('310'); // October's
+    expect(owed[0]!.reason).toMatch(/from 2026-10-01 to 2026-10-31 \(310\.00, all known\), due 2026-11-21 and still owed$/);
+    expect(owed[1]!.expectedDate).toBe('2026-12-21');
+    // September's and October's unpaid, a week after October's day: not paid this way any more (within the week, still owed).
+    const stopped = itemOf(monthly('2026-11-29', '2026-03-01', ['2026-10-21', '2026-11-21']));
+    for (const x of stopped) expect(x.reason).not.toMatch(/still owed|settle GST/);
+    expect(itemOf(monthly('2026-11-28', '2026-03-01', ['2026-10-21', '2026-11-21']))[0]!.reason).toMatch(/from 2026-09-01 to 2026-09-30 .*due 2026-10-21 and still owed$/);
   });
 });

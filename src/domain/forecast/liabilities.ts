@@ -17,7 +17,7 @@
  */
 import { D, dec, type Dec } from '../money.js';
 import { roundToCents, type Amount } from './cents.js';
-import { fromDay, monthIndex, toDay } from './days.js';
+import { addMonths, dayOfMonth, fromDay, monthIndex, toDay } from './days.js';
 import { upperBound } from './sorted.js';
 import type { BankTxn, LiabilityLine } from './types.js';
 
@@ -28,6 +28,8 @@ const MATCH_TOLERANCE = 0.02;
 /** A series settles its account when at least this share of its payments do (and three at least). */
 const SETTLED_SHARE = 0.75;
 const MIN_SETTLED = 3;
+/** A series two periods past their due days (by more than this many days) has stopped being paid this way. */
+const OVERDUE_GRACE = 7;
 /** The pace of accrual: the last this many days against the same days a year before. */
 const PACE_DAYS = 365;
 /** The same days a year before are read this many days wider either side (half a month). */
@@ -93,35 +95,56 @@ export function accruals(lines: readonly LiabilityLine[] | undefined, bankTxns: 
   return out;
 }
 
-/** A payment's amount as what it settles: the accrual over its period, the part known by today and the part expected. */
+/** A payment as what it settles: its day, the accrual over its period, the part known by today and the part expected. */
 export interface Settled {
+  /** The day it is expected: its due day, today when that has passed (the period is still owed). */
+  day: number;
+  /** Its due day: the period's end and the months and day of the month the business pays after it. */
+  due: number;
   amount: Amount;
-  /** The period's last day, and the day after the one it follows. */
-  periodEnd: number;
+  /** The period's first and last day. */
   periodStart: number;
+  periodEnd: number;
   known: Dec;
   expected: Dec;
   /** The share of the amount that is expected (not accrued yet): what may vary. */
   expectedShare: number;
+  /** How its due day was told: as the same period's payment a year before, or as the business usually pays. */
+  dueFrom: 'year_before' | 'usual';
+  /** How the part expected was told: the same days a year before, or the last year's daily average. */
+  expectedFrom: 'year_before' | 'average';
 }
 
 /** The payments of one series (days ascending, amounts paid, positive), against the account they are coded to. */
 export interface SettlementModel {
-  /** The amount of the series' next payment, on `day` (call in day order): null when the model has nothing to say of it. */
-  next(day: number): Settled | null;
+  /** The payments from today to `end` (a day): each next period's, the one still owed first (placed today when its due day has passed). */
+  schedule(end: number): Settled[];
   /** How many months each payment settles. */
   months: number;
+  /** How many of the payments in the history settled a period, of how many. */
+  matched: number;
+  payments: number;
 }
+
+/** When a payment comes after its period's end: so many months on, on this day of the month. */
+interface Due {
+  months: number;
+  dom: number;
+}
+const dueAfter = (end: number, d: Due) => addMonths(end, d.months, d.dom);
 
 /**
  * Whether a series of payments settles its account's accrual, learnt from
- * its payments before `asOf`; null when it does not (or the account has no
- * journals).
+ * its payments before `asOf`, and when it pays; null when it does not (or
+ * the account has no journals), or when it has stopped (a period more than
+ * one period overdue).
  */
 export function settlementModel(days: readonly number[], paid: readonly Dec[], acc: Accrual | undefined, asOf: number): SettlementModel | null {
   if (!acc || days.length < MIN_SETTLED) return null;
   // Each payment against what the account owed at the end of each month 1-6 months before its own, less what was paid between.
-  const matched: { day: number; k: number; end: number }[] = [];
+  const matched: { day: number; end: number; due: Due }[] = [];
+  const B = (x: number) => at(acc.days, acc.balance, x);
+  const C = (x: number) => at(acc.days, acc.cum, x);
   for (let i = 0; i < days.length; i++) {
     const d = days[i]!;
     if (d > asOf) break;
@@ -130,13 +153,11 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
       const end = monthEnd(monthIndex(d) - k);
       if (end < acc.days[0]!) break;
       // Owed at the period's end, less what was paid between it and this payment (balance moves that are not accruals).
-      const B = (x: number) => at(acc.days, acc.balance, x);
-      const C = (x: number) => at(acc.days, acc.cum, x);
       const owed = B(end).plus(B(d - 1).minus(B(end)).minus(C(d - 1).minus(C(end))));
       const err = owed.minus(paid[i]!).abs();
       if (err.lte(D.max(1, paid[i]!.abs().times(MATCH_TOLERANCE))) && (!best || err.lt(best.err))) best = { k, end, err };
     }
-    if (best) matched.push({ day: d, k: best.k, end: best.end });
+    if (best) matched.push({ day: d, end: best.end, due: { months: best.k, dom: dayOfMonth(d) } });
   }
   const counted = days.filter((d) => d <= asOf).length;
   if (matched.length < MIN_SETTLED || matched.length < SETTLED_SHARE * counted) return null;
@@ -153,60 +174,86 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
     if (!months || counts.get(m)! >= counts.get(months)!) months = m;
   }
   if (!months) return null;
-  let prevEnd = last.end;
+  // When it pays after a period: as the same period a year before, else as it most often does (ties: the latest).
+  const dueCounts = new Map<string, number>();
+  let usual = last.due;
+  for (const m of matched) {
+    const key = `${m.due.months}:${m.due.dom}`;
+    dueCounts.set(key, (dueCounts.get(key) ?? 0) + 1);
+    if (dueCounts.get(key)! >= dueCounts.get(`${usual.months}:${usual.dom}`)!) usual = m.due;
+  }
+  const dueOf = (end: number): { due: number; from: Settled['dueFrom'] } => {
+    const yearBefore = monthEnd(monthIndex(end) - 12);
+    const same = matched.find((m) => m.end === yearBefore);
+    return same ? { due: dueAfter(end, same.due), from: 'year_before' } : { due: dueAfter(end, usual), from: 'usual' };
+  };
+  // Stopped: the period after the last one settled is more than a period overdue (the next one's due day has passed too).
+  const secondEnd = monthEnd(monthIndex(last.end) + 2 * months);
+  if (dueOf(secondEnd).due < asOf - OVERDUE_GRACE) return null;
   const pace = paceOf(acc, asOf - 1);
   return {
     months,
-    next(day) {
-      // The period after the last one settled (whatever day the payment is placed on); a payment before its period ends settles nothing known.
-      const end = monthEnd(monthIndex(prevEnd) + months);
-      if (day <= end) return null;
-      const start = prevEnd;
-      // Known: what accrued before today (today's lines may be still to come); expected: from today to the period's end.
-      const known = at(acc.days, acc.cum, Math.min(end, asOf - 1)).minus(at(acc.days, acc.cum, start));
-      const expected = end >= asOf ? pace(asOf - 1, end) : ZERO;
-      prevEnd = end;
-      const total = D.max(0, known.plus(expected));
-      return {
-        amount: roundToCents(total),
-        periodEnd: end,
-        periodStart: start + 1,
-        known,
-        expected,
-        expectedShare: total.gt(0) ? Math.min(1, Math.max(0, expected.div(total).toNumber())) : 0,
-      };
+    matched: matched.length,
+    payments: counted,
+    schedule(horizonEnd) {
+      const out: Settled[] = [];
+      for (let start = last.end; ; ) {
+        const end = monthEnd(monthIndex(start) + months);
+        const { due, from } = dueOf(end);
+        if (Math.max(due, asOf) > horizonEnd) break;
+        // Known: what accrued in the period before today (today's lines may be still to come); expected: the rest of it, from today on.
+        const known = C(Math.min(end, asOf - 1)).minus(C(start));
+        const { expected, from: expectedFrom } = end >= asOf ? pace(Math.max(asOf - 1, start), end) : { expected: ZERO, from: 'year_before' as const };
+        const total = D.max(0, known.plus(expected));
+        out.push({
+          day: Math.max(due, asOf),
+          due,
+          amount: roundToCents(total),
+          periodStart: start + 1,
+          periodEnd: end,
+          known,
+          expected,
+          expectedShare: total.gt(0) ? Math.min(1, Math.max(0, expected.div(total).toNumber())) : 0,
+          dueFrom: from,
+          expectedFrom,
+        });
+        start = end;
+      }
+      return out;
     },
   };
 }
 
 /**
- * What an account is expected to accrue over the days (from, to]: what it
- * accrued over the same days a year before, at the pace of its last year
- * against the year before (a seasonal, growing business; without two years,
- * at last year's); without a year before those days, its daily average of
- * the last year (of its history when shorter). Never below zero.
+ * What an account is expected to accrue over the days (from, to], and how
+ * that was told: what it accrued over the same days a year before, at the
+ * pace of its last year against the year before (a seasonal, growing
+ * business; without two years, at last year's); without a year before those
+ * days, its daily average of the last year (of its history when shorter).
+ * Never below zero.
  */
-function paceOf(acc: Accrual, asOf: number): (from: number, to: number) => Dec {
+function paceOf(acc: Accrual, asOf: number): (from: number, to: number) => { expected: Dec; from: Settled['expectedFrom'] } {
   const C = (d: number) => at(acc.days, acc.cum, d);
   const first = acc.days[0]!;
   const lastYear = C(asOf).minus(C(asOf - PACE_DAYS));
   const yearBefore = first <= asOf - 2 * PACE_DAYS ? C(asOf - PACE_DAYS).minus(C(asOf - 2 * PACE_DAYS)) : null;
   const pace = yearBefore && yearBefore.gt(0) && lastYear.gt(0) ? lastYear.div(yearBefore) : dec(1);
-  const span = Math.max(1, Math.min(PACE_DAYS, asOf - first));
+  const span = Math.max(1, Math.min(PACE_DAYS, asOf - first + 1));
   return (from, to) => {
     // The same days a year before, widened by SMOOTH_DAYS either side and scaled back to their length: an accrual on paydays
     // (every fortnight, every month) is not counted once more or less for where the days fell a year ago.
     if (first <= from - 365 - SMOOTH_DAYS) {
       const then = C(to - 365 + SMOOTH_DAYS).minus(C(from - 365 - SMOOTH_DAYS)).times(to - from).div(to - from + 2 * SMOOTH_DAYS);
-      if (then.gte(0)) return then.times(pace);
+      if (then.gte(0)) return { expected: then.times(pace), from: 'year_before' };
     }
-    return D.max(0, lastYear.times(to - from).div(span));
+    return { expected: D.max(0, lastYear.times(to - from).div(span)), from: 'average' };
   };
 }
 
-/** "accrued in GST from 1 Oct to 31 Dec": the period's words. */
+/** "what accrued in GST from 2026-10-01 to 2026-12-31 (...)": the period's words. */
 export function settledWords(s: Settled, accountName: string): string {
   const what = `what accrued in ${accountName} from ${fromDay(s.periodStart)} to ${fromDay(s.periodEnd)}`;
   if (s.expected.isZero()) return `${what} (${s.known.toFixed(2)}, all known)`;
-  return `${what} (${s.known.toFixed(2)} so far, ${s.expected.toFixed(2)} expected: the same days last year at this year's pace)`;
+  const how = s.expectedFrom === 'year_before' ? "the same days last year at this year's pace" : "the last year's daily average";
+  return `${what} (${s.known.toFixed(2)} so far, ${s.expected.toFixed(2)} expected: ${how})`;
 }

@@ -55,12 +55,6 @@ interface SeriesContext {
   points: PointPrediction[];
 }
 
-/** A series of payments that settle a liability account (liabilities.ts): the model (made when its points are placed) and the account's name. */
-interface Settles {
-  model: () => SettlementModel | null;
-  account: string;
-}
-
 /** The recent events' values of the series no model projects, each one's lag (its series'), with the first account seen. */
 interface Rest {
   values: number[];
@@ -98,14 +92,19 @@ export function predictSeries(
     if (!s.bill && key.split(':')[2] && billContacts.has(key.split(':')[2]!)) continue;
     const events = byDay(s.events);
     const poDay = contact ? openPoDays.get(contact) : undefined;
-    const settles = settlesOf(s, events, liabilities, input.accounts, asOf);
-    if (cadencePoints(key, s, events, poDay, ctx, detectCadence, settles) || renewalSeries(key, s, events, poDay, contact ? leadTimes.get(contact) : undefined, ctx)) {
+    // Payments that settle a liability account: their periods say when and how much (liabilities.ts).
+    const settles = settlementOf(s, events, liabilities, asOf);
+    if (settles) {
+      settledPoints(key, s, events, settles, input.accounts[settles.accountId]?.name ?? 'the account', ctx);
+      continue;
+    }
+    if (cadencePoints(key, s, events, poDay, ctx, detectCadence) || renewalSeries(key, s, events, poDay, contact ? leadTimes.get(contact) : undefined, ctx)) {
       if (contact) billContacts.add(contact);
       continue;
     }
     // A few a year (the yearly pattern, loose quarters): its contact's bank series stay its own (a telephone company's
     // yearly bill says nothing of its monthly direct debits).
-    if (yearlyPoints(key, s, events, poDay, ctx, settles) || cadencePoints(key, s, events, poDay, ctx, looseQuarters, settles)) continue;
+    if (yearlyPoints(key, s, events, poDay, ctx) || cadencePoints(key, s, events, poDay, ctx, looseQuarters)) continue;
     // Not modelled: its recent events join the run-rate of the rest.
     const rest = s.bill ? bills : s.inflow ? bankIn : bankOut;
     for (const e of events.amounts) {
@@ -194,68 +193,61 @@ function looseQuarters(days: readonly number[]): CadenceMatch | null {
 }
 
 /** A series with an active calendar cadence (as `detect` finds it): its next occurrences as points (true), else nothing (false). */
-function cadencePoints(
-  key: string,
-  s: Series,
-  { days, amounts }: ByDay,
-  poDay: number | undefined,
-  ctx: SeriesContext,
-  detect: (days: readonly number[]) => CadenceMatch | null,
-  settles: Settles | null,
-): boolean {
+function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext, detect: (days: readonly number[]) => CadenceMatch | null): boolean {
   const { asOf, end } = ctx;
   const match = detect(days);
   if (!match || !isActive(days[days.length - 1]!, asOf, match.period)) return false;
-  const usual = recurringAmount(amounts);
-  const whyOf = (amountWords: string) =>
-    seriesWhy(key, s, 'cadence', `${match.cadence.toLowerCase().replace('_', '-')} cadence of ${days.length} past ${seriesWords(key, s)}, the last on ${fromDay(days[days.length - 1]!)}: the next dates from it, ${amountWords}${lagWords(s)}`);
-  const place = placer(s, usual, whyOf, settles);
+  const { amount, spread, lastEv } = recurringAmount(amounts);
+  const why = seriesWhy(key, s, 'cadence', `${match.cadence.toLowerCase().replace('_', '-')} cadence of ${days.length} past ${seriesWords(key, s)}, the last on ${fromDay(days[days.length - 1]!)}: the next dates from it, the median of the last three amounts${lagWords(s)}`);
   // Cash moves `lag` days after the event; an event after the last known one (a bill or an open order).
   const anchor = [...days];
   if (poDay !== undefined && poDay > anchor[anchor.length - 1]!) anchor.push(poDay);
-  for (const d of nextOccurrences(anchor, match, asOf, end - s.lag)) place(ctx, key, d, d + s.lag);
-  return true;
-}
-
-const MEDIAN_WORDS = 'the median of the last three amounts';
-
-/**
- * Places a recurring series' points (nominally on day `nominal`, cash on
- * `day`): each at the median of the last three amounts, or, for payments
- * that settle a liability account, at what accrued over the period each
- * settles (nothing when nothing did).
- */
-function placer(s: Series, usual: ReturnType<typeof recurringAmount>, whyOf: (amountWords: string) => SeriesWhy, settles: Settles | null) {
-  const model = settles?.model() ?? null;
-  const why = whyOf(MEDIAN_WORDS);
-  return (ctx: SeriesContext, key: string, nominal: number, day: number) => {
-    const settled = model?.next(nominal);
-    const amount = settled ? settled.amount : usual.amount;
-    const spread = settled ? usual.spread * settled.expectedShare : usual.spread;
-    if (settled && amount.cents <= 0 && !amount.extra?.gt(0)) return;
+  for (const d of nextOccurrences(anchor, match, asOf, end - s.lag)) {
     ctx.points.push({
       id: `recurring:${key}`,
       inflow: s.inflow,
-      day,
+      day: d + s.lag,
       amount,
-      accountId: usual.lastEv.accountId,
+      accountId: lastEv.accountId,
       statistical: false,
       ...(spread > 0 ? { spread } : {}),
-      why: settled ? whyOf(`this one paying ${settledWords(settled, settles!.account)}, as its payments settle that account`) : why,
+      why,
     });
-  };
+  }
+  return true;
 }
 
-/**
- * The settlement model of a bank series of payments coded to a liability
- * account with journals (liabilities.ts), made when its points are placed;
- * null for any other series.
- */
-function settlesOf(s: Series, { days, amounts }: ByDay, liabilities: ReadonlyMap<string, Accrual>, accounts: ForecastInput['accounts'], asOf: number): Settles | null {
+/** The settlement model of a bank series of payments coded to a liability account with journals (liabilities.ts), else null. */
+function settlementOf(s: Series, { days, amounts }: ByDay, liabilities: ReadonlyMap<string, Accrual>, asOf: number): (SettlementModel & { accountId: string }) | null {
   const accountId = amounts[amounts.length - 1]?.accountId;
   const acc = accountId ? liabilities.get(accountId) : undefined;
   if (s.bill || s.inflow || !acc) return null;
-  return { model: () => settlementModel(days, amounts.map((e) => toDec(e.amount)), acc, asOf), account: accounts[acc.accountId]?.name ?? 'the account' };
+  const model = settlementModel(days, amounts.map((e) => toDec(e.amount)), acc, asOf);
+  return model ? Object.assign(model, { accountId: acc.accountId }) : null;
+}
+
+/**
+ * A series of payments that settle a liability account: each period's
+ * payment in the horizon on its due day (today when that has passed: the
+ * period is still owed), at what the account accrued over the period; only
+ * the part still to accrue varies in the futures. Nothing for a period that
+ * accrued nothing (or less).
+ */
+function settledPoints(key: string, s: Series, { days, amounts }: ByDay, model: SettlementModel, account: string, ctx: SeriesContext): void {
+  const spread = relativeSpread(amounts.slice(-6).map((e) => toF(e.amount)));
+  const lastEv = amounts[amounts.length - 1]!;
+  for (const p of model.schedule(ctx.end)) {
+    if (p.amount.cents <= 0 && !p.amount.extra?.gt(0)) continue;
+    const when = p.day > p.due ? `due ${fromDay(p.due)} and still owed` : p.dueFrom === 'year_before' ? 'due as the same period was a year before' : 'due as the business usually pays after a period';
+    const why = seriesWhy(
+      key,
+      s,
+      'cadence',
+      `${seriesWords(key, s)} that settle ${account} (${model.matched} of the last ${model.payments} each what it owed at the end of a ${model.months === 1 ? 'month' : `${model.months}-month period`}, the last on ${fromDay(days[days.length - 1]!)}): this one paying ${settledWords(p, account)}, ${when}`,
+    );
+    const share = spread * p.expectedShare;
+    ctx.points.push({ id: `recurring:${key}`, inflow: false, day: p.day, amount: p.amount, accountId: lastEv.accountId, statistical: false, ...(share > 0 ? { spread: share } : {}), why });
+  }
 }
 
 /** A recurring series' amount: the median of its last three (the earlier of equal ones), varying as its last six did; and its last event. */
@@ -292,7 +284,7 @@ const yearAfter = (day: number) => addMonths(day, 12, dayOfMonth(day));
  * not been seen is placed today. True when it is such a series (even when
  * nothing falls in the horizon).
  */
-function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext, settles: Settles | null): boolean {
+function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext): boolean {
   const { asOf, end } = ctx;
   // The last year (and a week: an event a year ago today is due again now), at most YEARLY_MAX events of it.
   const from = lowerBound(days, asOf - 365 - YEARLY_GRACE);
@@ -316,9 +308,8 @@ function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, poDay: n
     }
   }
   if (matched === 0 || matched < 0.75 * lastYear) return false;
-  const whyOf = (amountWords: string) =>
-    seriesWhy(key, s, 'cadence', `${seriesWords(key, s)} on the same dates every year (${matched} of the last year's ${lastYear} a year after one before), the last on ${fromDay(days[days.length - 1]!)}: last year's dates a year on, ${amountWords}${lagWords(s)}`);
-  const place = placer(s, recurringAmount(amounts), whyOf, settles);
+  const { amount, spread, lastEv } = recurringAmount(amounts);
+  const why = seriesWhy(key, s, 'cadence', `${seriesWords(key, s)} on the same dates every year (${matched} of the last year's ${lastYear} a year after one before), the last on ${fromDay(days[days.length - 1]!)}: last year's dates a year on, the median of the last three amounts${lagWords(s)}`);
   const placed: number[] = [];
   for (let i = from; i < to; i++) {
     const next = yearAfter(days[i]!);
@@ -329,7 +320,7 @@ function yearlyPoints(key: string, s: Series, { days, amounts }: ByDay, poDay: n
     if (near(next, early, YEAR_MATCH) || (poDay !== undefined && poDay >= next - early && poDay <= next + YEAR_MATCH)) continue;
     if (placed.some((d) => Math.abs(d - next) <= YEAR_MATCH)) continue;
     placed.push(next);
-    place(ctx, key, next, Math.max(next, asOf) + s.lag);
+    ctx.points.push({ id: `recurring:${key}`, inflow: s.inflow, day: Math.max(next, asOf) + s.lag, amount, accountId: lastEv.accountId, statistical: false, ...(spread > 0 ? { spread } : {}), why });
   }
   return true;
 }
