@@ -326,6 +326,12 @@ describe('the backtest figures the documents quote', () => {
     });
     const rowStart = '| forecast backtest, receipts WAPE (cashline / paid on due date / due date + median delay) |';
     const rowEnd = '| `cashline-server backtest`, `test/backtest.test.ts` |';
-    expectGenerated(resolve(ROOT, 'README.md'), rowStart, rowEnd, `${rowStart} ${cells.join('; ')} ${rowEnd}`, 'npx vitest run test/backtest.test.ts');
+    const wapeOf = (figure: 'payments' | 'closing') =>
+      rows
+        .filter(([name]) => figure === 'closing' || !name.startsWith('Online'))
+        .map(([name, r]) => `${name.startsWith('Synthetic') ? 'synthetic' : name.startsWith('Demo') ? 'demo' : 'Online Retail'} ${round3(r.methods.cashline[figure].wape)}`)
+        .join(', ');
+    const more = `Cashline's payments WAPE: ${wapeOf('payments')}; closing cash: ${wapeOf('closing')}.`;
+    expectGenerated(resolve(ROOT, 'README.md'), rowStart, rowEnd, `${rowStart} ${cells.join('; ')}. ${more} ${rowEnd}`, 'npx vitest run test/backtest.test.ts');
   });
 });
