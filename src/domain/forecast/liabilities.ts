@@ -11,15 +11,18 @@
  *
  * Learnt from the business's own payments: a bank series coded to a
  * liability account settles it when most of its payments (at least
- * SETTLED_SHARE of those in its history, three at least) each equal, within
- * MATCH_TOLERANCE, what the account owed at the end of a month one to
- * MAX_MONTHS_BACK months before the payment's (less what was paid in between).
+ * SETTLED_SHARE of those in its history, three at least, and the latest)
+ * each equal, within MATCH_TOLERANCE, what the account owed at the end of a
+ * month one to MAX_MONTHS_BACK months before the payment's (less what the
+ * series paid in between). The series' own payments are what pays the
+ * account; every other line of it (another bank transaction coded there,
+ * GST paid on imports, a refund) is part of what accrued.
  */
 import { D, dec, type Dec } from '../money.js';
-import { roundToCents, type Amount } from './cents.js';
+import { roundToCents, toDec, type Amount } from './cents.js';
 import { addMonths, dayOfMonth, fromDay, monthIndex, toDay } from './days.js';
 import { upperBound } from './sorted.js';
-import type { BankTxn, LiabilityLine } from './types.js';
+import type { LiabilityLine } from './types.js';
 
 /** At most this many months between the end of the period a payment settles and the payment's month. */
 const MAX_MONTHS_BACK = 6;
@@ -30,19 +33,17 @@ const SETTLED_SHARE = 0.75;
 const MIN_SETTLED = 3;
 /** A series two periods past their due days (by more than this many days) has stopped being paid this way. */
 const OVERDUE_GRACE = 7;
-/** The pace of accrual: the last this many days against the same days a year before. */
-const PACE_DAYS = 365;
-/** The same days a year before are read this many days wider either side (half a month). */
-const SMOOTH_DAYS = 15;
+/** The pace of accrual: the last year's against the year before's, month (30 days) by month, the median of at least half of them. */
+const PACE_MONTHS = 12;
+/** How far back the days to come are read: a year, or 52 weeks (whichever the account's last half year repeats better). */
+const YEAR_LAGS = [365, 364] as const;
+const LAG_CHECK_DAYS = 182;
 
-/** A liability account day by day (the days with a journal line or a bank transaction coded to it, ascending). */
+/** A liability account day by day: its balance (credit positive: what it owed) after each day with a journal line, ascending. */
 export interface Accrual {
   accountId: string;
   days: number[];
-  /** What it owed after each day: its balance, credit positive. */
   balance: Dec[];
-  /** What the business came to owe in it up to each day: the balance less the bank transactions coded to it (which pay it). */
-  cum: Dec[];
 }
 
 const ZERO = dec(0);
@@ -53,44 +54,23 @@ const at = (days: readonly number[], values: readonly Dec[], day: number): Dec =
 /** The last day of a month (monthIndex). */
 const monthEnd = (m: number) => Math.floor(Date.UTC(Math.floor(m / 12), (m % 12) + 1, 0) / 86_400_000);
 
-/**
- * Each liability account's accrual from its journal lines (credit positive,
- * per day) and the bank transactions coded to it (which pay it, or bring a
- * refund): the accrual is the balance less those.
- */
-export function accruals(lines: readonly LiabilityLine[] | undefined, bankTxns: readonly BankTxn[]): Map<string, Accrual> {
+/** Each liability account's balance day by day, from its journal lines (credit positive, per day). */
+export function accruals(lines: readonly LiabilityLine[] | undefined): Map<string, Accrual> {
   const out = new Map<string, Accrual>();
   if (!lines?.length) return out;
   const byAccount = new Map<string, Map<number, Dec>>();
-  const add = (acc: string, day: number, amount: Dec) => {
-    let m = byAccount.get(acc);
-    if (!m) byAccount.set(acc, (m = new Map()));
-    m.set(day, (m.get(day) ?? ZERO).plus(amount));
-  };
-  for (const l of lines) add(l.accountId, toDay(l.date), dec(l.amount));
-  const bank = new Map<string, Map<number, Dec>>();
-  for (const t of bankTxns) {
-    if (!t.accountId || !byAccount.has(t.accountId)) continue;
-    let m = bank.get(t.accountId);
-    if (!m) bank.set(t.accountId, (m = new Map()));
-    const day = toDay(t.date);
-    m.set(day, (m.get(day) ?? ZERO).plus(dec(t.amount)));
+  for (const l of lines) {
+    let m = byAccount.get(l.accountId);
+    if (!m) byAccount.set(l.accountId, (m = new Map()));
+    const day = toDay(l.date);
+    m.set(day, (m.get(day) ?? ZERO).plus(dec(l.amount)));
   }
   for (const [accountId, perDay] of byAccount) {
-    const paid = bank.get(accountId) ?? new Map<number, Dec>();
-    const days = [...new Set([...perDay.keys(), ...paid.keys()])].sort((x, y) => x - y);
+    const days = [...perDay.keys()].sort((x, y) => x - y);
     const balance: Dec[] = [];
-    const cum: Dec[] = [];
     let b = ZERO;
-    let c = ZERO;
-    for (const d of days) {
-      // A payment debits the account by what it pays (its journal line) and is its bank transaction (negative, money out).
-      b = b.plus(perDay.get(d) ?? ZERO);
-      c = c.plus(perDay.get(d) ?? ZERO).minus(paid.get(d) ?? ZERO);
-      balance.push(b);
-      cum.push(c);
-    }
-    out.set(accountId, { accountId, days, balance, cum });
+    for (const d of days) balance.push((b = b.plus(perDay.get(d)!)));
+    out.set(accountId, { accountId, days, balance });
   }
   return out;
 }
@@ -113,6 +93,8 @@ export interface Settled {
   dueFrom: 'year_before' | 'usual';
   /** How the part expected was told: the same days a year before, or the last year's daily average. */
   expectedFrom: 'year_before' | 'average';
+  /** Overdue, and the account owes less than the period accrued (paid some other way): only what it owes. */
+  capped: boolean;
 }
 
 /** The payments of one series (days ascending, amounts paid, positive), against the account they are coded to. */
@@ -126,12 +108,14 @@ export interface SettlementModel {
   payments: number;
 }
 
-/** When a payment comes after its period's end: so many months on, on this day of the month. */
+/** When a payment comes after its period's end: so many months on, on this day of the month (31: the month's last). */
 interface Due {
   months: number;
   dom: number;
 }
 const dueAfter = (end: number, d: Due) => addMonths(end, d.months, d.dom);
+/** A payment's day of the month; its month's last day (whatever the month) is 31. */
+const domOf = (day: number) => (dayOfMonth(day + 1) === 1 ? 31 : dayOfMonth(day));
 
 /**
  * Whether a series of payments settles its account's accrual, learnt from
@@ -141,40 +125,38 @@ const dueAfter = (end: number, d: Due) => addMonths(end, d.months, d.dom);
  */
 export function settlementModel(days: readonly number[], paid: readonly Dec[], acc: Accrual | undefined, asOf: number): SettlementModel | null {
   if (!acc || days.length < MIN_SETTLED) return null;
-  // Each payment against what the account owed at the end of each month 1-6 months before its own, less what was paid between.
-  const matched: { day: number; end: number; due: Due }[] = [];
+  const counted = upperBound(days, asOf);
+  // The series' own payments, cumulative: what pays the account. The accrual is the balance with them put back.
+  const paidCum: Dec[] = [];
+  let p = ZERO;
+  for (let i = 0; i < counted; i++) paidCum.push((p = p.plus(paid[i]!)));
+  let own = days.slice(0, counted);
   const B = (x: number) => at(acc.days, acc.balance, x);
-  const C = (x: number) => at(acc.days, acc.cum, x);
-  for (let i = 0; i < days.length; i++) {
+  const S = (x: number) => at(own, paidCum, x);
+  const C = (x: number) => B(x).plus(S(x));
+  const close = (a: Dec, b: Dec) => a.minus(b).abs().lte(D.max(1, b.abs().times(MATCH_TOLERANCE)));
+  // Each payment against what the account owed at the end of each month 1-6 months before its own, less what the series paid between.
+  const matched: { day: number; end: number; due: Due }[] = [];
+  for (let i = 0; i < counted; i++) {
     const d = days[i]!;
-    if (d > asOf) break;
     let best: { k: number; end: number; err: Dec } | null = null;
     for (let k = 1; k <= MAX_MONTHS_BACK; k++) {
       const end = monthEnd(monthIndex(d) - k);
       if (end < acc.days[0]!) break;
-      // Owed at the period's end, less what was paid between it and this payment (balance moves that are not accruals).
-      const owed = B(end).plus(B(d - 1).minus(B(end)).minus(C(d - 1).minus(C(end))));
+      const owed = B(end).minus(S(d - 1).minus(S(end)));
       const err = owed.minus(paid[i]!).abs();
-      if (err.lte(D.max(1, paid[i]!.abs().times(MATCH_TOLERANCE))) && (!best || err.lt(best.err))) best = { k, end, err };
+      if (close(owed, paid[i]!) && (!best || err.lt(best.err))) best = { k, end, err };
     }
-    if (best) matched.push({ day: d, end: best.end, due: { months: best.k, dom: dayOfMonth(d) } });
+    if (best) matched.push({ day: d, end: best.end, due: { months: best.k, dom: domOf(d) } });
   }
-  const counted = days.filter((d) => d <= asOf).length;
   if (matched.length < MIN_SETTLED || matched.length < SETTLED_SHARE * counted) return null;
   // The model holds while the latest payment settled a period: the next one starts after it.
   const last = matched[matched.length - 1]!;
   if (last.day !== days[counted - 1]) return null;
-  // Its periods' length in months: the most frequent between the ends of consecutive payments (ties: the latest).
-  const counts = new Map<number, number>();
-  let months = 0;
-  for (let i = 1; i < matched.length; i++) {
-    const m = monthIndex(matched[i]!.end) - monthIndex(matched[i - 1]!.end);
-    if (m <= 0) continue;
-    counts.set(m, (counts.get(m) ?? 0) + 1);
-    if (!months || counts.get(m)! >= counts.get(months)!) months = m;
-  }
+  const months = periodMonths(matched.map((m) => m.end));
   if (!months) return null;
-  // When it pays after a period: as the same period a year before, else as it most often does (ties: the latest).
+  // When it pays after a period: as it most often does (ties: the latest), or as the same period a year before when that was at
+  // most a month from the usual (a tax office's December exception; a return paid months late is not taken for its due day).
   const dueCounts = new Map<string, number>();
   let usual = last.due;
   for (const m of matched) {
@@ -182,29 +164,59 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
     dueCounts.set(key, (dueCounts.get(key) ?? 0) + 1);
     if (dueCounts.get(key)! >= dueCounts.get(`${usual.months}:${usual.dom}`)!) usual = m.due;
   }
-  const dueOf = (end: number): { due: number; from: Settled['dueFrom'] } => {
-    const yearBefore = monthEnd(monthIndex(end) - 12);
-    const same = matched.find((m) => m.end === yearBefore);
-    return same ? { due: dueAfter(end, same.due), from: 'year_before' } : { due: dueAfter(end, usual), from: 'usual' };
+  // The same period: one ending a year before, of as many months (unless it is the first one settled: nothing tells).
+  const sameBefore = (end: number) => {
+    const i = matched.findIndex((m) => m.end === monthEnd(monthIndex(end) - 12));
+    return i === 0 || (i > 0 && monthIndex(matched[i]!.end) - monthIndex(matched[i - 1]!.end) === months) ? matched[i] : undefined;
   };
+  const dueOf = (end: number): { due: number; from: Settled['dueFrom'] } => {
+    const same = sameBefore(end);
+    return same && Math.abs(same.due.months - usual.months) <= 1 ? { due: dueAfter(end, same.due), from: 'year_before' } : { due: dueAfter(end, usual), from: 'usual' };
+  };
+  const today = asOf - 1; // what the lines say up to: yesterday (today's may be still to come)
+  // Periods settled some other way since (a bill to the tax office, a payment from another account or contact): a day on which the
+  // account's balance fell by what the period accrued settled it; it is paid, and that money is no accrual of the next period.
+  let settledTo = last.end;
+  for (;;) {
+    const end = monthEnd(monthIndex(settledTo) + months);
+    if (end >= today) break;
+    const owed = C(end).minus(C(settledTo));
+    let paidOn = -1;
+    for (let j = upperBound(acc.days, end); j < acc.days.length && acc.days[j]! <= today && paidOn < 0; j++) {
+      if (owed.gt(0) && close(acc.balance[j]!.minus(j > 0 ? acc.balance[j - 1]! : ZERO).negated(), owed)) paidOn = acc.days[j]!;
+    }
+    if (paidOn < 0) break;
+    const k = upperBound(own, paidOn);
+    own = [...own.slice(0, k), paidOn, ...own.slice(k)];
+    paidCum.splice(k, 0, k > 0 ? paidCum[k - 1]! : ZERO);
+    for (let i = k; i < paidCum.length; i++) paidCum[i] = paidCum[i]!.plus(owed);
+    settledTo = end;
+  }
   // Stopped: the period after the last one settled is more than a period overdue (the next one's due day has passed too).
-  const secondEnd = monthEnd(monthIndex(last.end) + 2 * months);
-  if (dueOf(secondEnd).due < asOf - OVERDUE_GRACE) return null;
-  const pace = paceOf(acc, asOf - 1);
+  if (dueOf(monthEnd(monthIndex(settledTo) + 2 * months)).due < asOf - OVERDUE_GRACE) return null;
+  const pace = paceOf(C, acc.days[0]!, today);
   return {
     months,
     matched: matched.length,
     payments: counted,
     schedule(horizonEnd) {
       const out: Settled[] = [];
-      for (let start = last.end; ; ) {
+      let placedOverdue = ZERO;
+      for (let start = settledTo; ; ) {
         const end = monthEnd(monthIndex(start) + months);
         const { due, from } = dueOf(end);
         if (Math.max(due, asOf) > horizonEnd) break;
-        // Known: what accrued in the period before today (today's lines may be still to come); expected: the rest of it, from today on.
-        const known = C(Math.min(end, asOf - 1)).minus(C(start));
-        const { expected, from: expectedFrom } = end >= asOf ? pace(Math.max(asOf - 1, start), end) : { expected: ZERO, from: 'year_before' as const };
-        const total = D.max(0, known.plus(expected));
+        // Known: what accrued in the period up to yesterday; expected: the rest of it.
+        const known = C(Math.min(end, today)).minus(C(Math.min(start, today)));
+        const { expected, from: expectedFrom } = end > today ? pace(Math.max(start, today), end) : { expected: ZERO, from: 'year_before' as const };
+        let total = D.max(0, known.plus(expected));
+        // Overdue: at most what the account still owes (a return paid some other way, a bill to the tax office, is not owed twice).
+        let capped = false;
+        if (due < asOf) {
+          const owes = D.max(0, B(today).minus(placedOverdue));
+          if (owes.lt(total)) [total, capped] = [owes, true];
+          placedOverdue = placedOverdue.plus(total);
+        }
         out.push({
           day: Math.max(due, asOf),
           due,
@@ -216,6 +228,7 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
           expectedShare: total.gt(0) ? Math.min(1, Math.max(0, expected.div(total).toNumber())) : 0,
           dueFrom: from,
           expectedFrom,
+          capped,
         });
         start = end;
       }
@@ -224,26 +237,58 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
   };
 }
 
+/** The periods' length in months: the latest gap between settled periods' ends when the one before it agrees (a change of cadence), else the most frequent (ties: the latest). */
+function periodMonths(ends: readonly number[]): number {
+  const gaps: number[] = [];
+  for (let i = 1; i < ends.length; i++) {
+    const m = monthIndex(ends[i]!) - monthIndex(ends[i - 1]!);
+    if (m > 0) gaps.push(m);
+  }
+  if (gaps.length >= 2 && gaps[gaps.length - 1] === gaps[gaps.length - 2]) return gaps[gaps.length - 1]!;
+  const counts = new Map<number, number>();
+  let months = 0;
+  for (const m of gaps) {
+    counts.set(m, (counts.get(m) ?? 0) + 1);
+    if (!months || counts.get(m)! >= counts.get(months)!) months = m;
+  }
+  return months;
+}
+
 /**
  * What an account is expected to accrue over the days (from, to], and how
- * that was told: what it accrued over the same days a year before, at the
- * pace of its last year against the year before (a seasonal, growing
- * business; without two years, at last year's); without a year before those
- * days, its daily average of the last year (of its history when shorter).
- * Never below zero.
+ * that was told: what it accrued over the same days a year before (365 days
+ * back, or 52 weeks for an accrual that keeps to the week, a fortnightly
+ * payday: whichever its last half year repeats better), at its pace (the
+ * median over the last twelve months of each month's accrual against the
+ * same month a year before, a one-off in either left aside; 1 without six
+ * such months); without a year before those days, its daily average of the
+ * last year (of its history when shorter). Never below zero.
  */
-function paceOf(acc: Accrual, asOf: number): (from: number, to: number) => { expected: Dec; from: Settled['expectedFrom'] } {
-  const C = (d: number) => at(acc.days, acc.cum, d);
-  const first = acc.days[0]!;
-  const lastYear = C(asOf).minus(C(asOf - PACE_DAYS));
-  const yearBefore = first <= asOf - 2 * PACE_DAYS ? C(asOf - PACE_DAYS).minus(C(asOf - 2 * PACE_DAYS)) : null;
-  const pace = yearBefore && yearBefore.gt(0) && lastYear.gt(0) ? lastYear.div(yearBefore) : dec(1);
-  const span = Math.max(1, Math.min(PACE_DAYS, asOf - first + 1));
+function paceOf(C: (d: number) => Dec, first: number, today: number): (from: number, to: number) => { expected: Dec; from: Settled['expectedFrom'] } {
+  const between = (a: number, b: number) => C(b).minus(C(a));
+  const ratios: number[] = [];
+  for (let i = 0; i < PACE_MONTHS; i++) {
+    const b = today - 30 * i;
+    const [now, then] = [between(b - 30, b), between(b - 30 - 365, b - 365)];
+    if (b - 30 - 365 >= first && now.gt(0) && then.gt(0)) ratios.push(now.div(then).toNumber());
+  }
+  ratios.sort((x, y) => x - y);
+  const pace = ratios.length >= PACE_MONTHS / 2 ? dec(ratios[ratios.length >> 1]!) : dec(1);
+  // The lag the account repeats better: the day-by-day accrual of its last half year against itself a year (52 weeks) before.
+  let lag: number = YEAR_LAGS[0];
+  if (today - LAG_CHECK_DAYS - 365 >= first) {
+    const miss = YEAR_LAGS.map((L) => {
+      let m = ZERO;
+      for (let d = today - LAG_CHECK_DAYS + 1; d <= today; d++) m = m.plus(between(d - 1, d).minus(between(d - 1 - L, d - L)).abs());
+      return m;
+    });
+    if (miss[1]!.lt(miss[0]!)) lag = YEAR_LAGS[1];
+  }
+  const span = Math.max(1, Math.min(365, today - first + 1));
+  const lastYear = between(today - 365, today);
   return (from, to) => {
-    // The same days a year before, widened by SMOOTH_DAYS either side and scaled back to their length: an accrual on paydays
-    // (every fortnight, every month) is not counted once more or less for where the days fell a year ago.
-    if (first <= from - 365 - SMOOTH_DAYS) {
-      const then = C(to - 365 + SMOOTH_DAYS).minus(C(from - 365 - SMOOTH_DAYS)).times(to - from).div(to - from + 2 * SMOOTH_DAYS);
+    if (first <= from - lag) {
+      const then = between(from - lag, to - lag);
       if (then.gte(0)) return { expected: then.times(pace), from: 'year_before' };
     }
     return { expected: D.max(0, lastYear.times(to - from).div(span)), from: 'average' };
@@ -251,9 +296,10 @@ function paceOf(acc: Accrual, asOf: number): (from: number, to: number) => { exp
 }
 
 /** "what accrued in GST from 2026-10-01 to 2026-12-31 (...)": the period's words. */
-export function settledWords(s: Settled, accountName: string): string {
+export function settledWords(s: Settled, accountName: string, asOf: number): string {
   const what = `what accrued in ${accountName} from ${fromDay(s.periodStart)} to ${fromDay(s.periodEnd)}`;
-  if (s.expected.isZero()) return `${what} (${s.known.toFixed(2)}, all known)`;
+  if (s.capped) return `${what} (${s.known.toFixed(2)}), as far as the account still owes it (${toDec(s.amount).toFixed(2)})`;
+  if (s.periodEnd < asOf) return `${what} (${s.known.toFixed(2)}, all known)`;
   const how = s.expectedFrom === 'year_before' ? "the same days last year at this year's pace" : "the last year's daily average";
   return `${what} (${s.known.toFixed(2)} so far, ${s.expected.toFixed(2)} expected: ${how})`;
 }

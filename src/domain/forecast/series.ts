@@ -79,7 +79,7 @@ export function predictSeries(
   const series = collectSeries(history, input.bankTxns, terms, scheduled, asOf);
   const openPoDays = openOrderDays(input.purchaseOrders, poReasons);
   const leadTimes = orderLeadTimes(input.purchaseOrders, poReasons, input.items, history.bills, asOf);
-  const liabilities = accruals(input.liabilityLines, input.bankTxns);
+  const liabilities = accruals(input.liabilityLines);
   const billContacts = new Set<string>(scheduled);
   const bills: Rest = { values: [], lags: [], accountId: null };
   const bankIn: Rest = { values: [], lags: [], accountId: null };
@@ -243,7 +243,7 @@ function settledPoints(key: string, s: Series, { days, amounts }: ByDay, model: 
       key,
       s,
       'cadence',
-      `${seriesWords(key, s)} that settle ${account} (${model.matched} of the last ${model.payments} each what it owed at the end of a ${model.months === 1 ? 'month' : `${model.months}-month period`}, the last on ${fromDay(days[days.length - 1]!)}): this one paying ${settledWords(p, account)}, ${when}`,
+      `${seriesWords(key, s)} that settle ${account} (${model.matched} of the last ${model.payments} each what it owed at the end of a ${model.months === 1 ? 'month' : `${model.months}-month period`}, the last on ${fromDay(days[days.length - 1]!)}): this one paying ${settledWords(p, account, ctx.asOf)}, ${when}`,
     );
     const share = spread * p.expectedShare;
     ctx.points.push({ id: `recurring:${key}`, inflow: false, day: p.day, amount: p.amount, accountId: lastEv.accountId, statistical: false, ...(share > 0 ? { spread: share } : {}), why });

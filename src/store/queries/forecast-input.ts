@@ -60,11 +60,17 @@ export async function loadLiabilityLines(db: Db, orgId: string, asOf?: string): 
   const upTo = (col: string) => (asOf ? sql`and ${sql.raw(col)} <= ${asOf}` : sql``);
   const list = await rows<{ acc: string; date: string; amount: string }>(
     db,
-    sql`select a.id as acc, j.journal_date as date, -sum(j.net_amount) as amount
-        from journal_lines j join accounts a on a.org_id = j.org_id and (a.id = j.account_id or (j.account_id is null and a.code = j.account_code))
-        where j.org_id = ${orgId} and a.class = 'LIABILITY' and coalesce(a.system_account, '') not in ('DEBTORS', 'CREDITORS') ${upTo('j.journal_date')}
-        group by a.id, j.journal_date
-        order by a.id collate "C", j.journal_date`,
+    sql`select acc, date, -sum(net) as amount from (
+          select a.id as acc, j.journal_date as date, j.net_amount as net
+          from journal_lines j join accounts a on a.org_id = j.org_id and a.id = j.account_id
+          where j.org_id = ${orgId} and a.class = 'LIABILITY' and coalesce(a.system_account, '') not in ('DEBTORS', 'CREDITORS') ${upTo('j.journal_date')}
+          union all
+          select a.id, j.journal_date, j.net_amount
+          from journal_lines j join accounts a on a.org_id = j.org_id and a.code = j.account_code
+          where j.org_id = ${orgId} and j.account_id is null and a.class = 'LIABILITY' and coalesce(a.system_account, '') not in ('DEBTORS', 'CREDITORS') ${upTo('j.journal_date')}
+        ) l
+        group by acc, date
+        order by acc collate "C", date`,
   );
   if (list.length === 0) {
     const [any] = await rows<{ n: number }>(db, sql`select 1 as n from journal_lines where org_id = ${orgId} limit 1`);
@@ -77,9 +83,12 @@ export async function loadLiabilityLines(db: Db, orgId: string, asOf?: string): 
  * The GST account's lines as the documents make them, without journals: the
  * tax of each approved invoice and supplier credit note (credit) and of each
  * bill and customer credit note (debit) on its date, the tax of each receive-
- * (credit) and spend-money transaction (debit), and the bank transactions
- * coded to the account, which pay it (a spend debits it) or bring a refund.
- * In the base currency at each document's rate. Empty without a GST account.
+ * (credit) and spend-money transaction (debit; prepayments and overpayments
+ * are read from the bank transactions, not again from their credit rows),
+ * and the bank transactions coded to the account, which pay it (a spend
+ * debits it) or bring a refund. Documents in the base currency at their
+ * rate; bank transactions in the base currency only (a foreign account's
+ * carry no rate). Empty without a GST account.
  */
 async function gstFromDocuments(db: Db, orgId: string, asOf?: string): Promise<LiabilityLine[]> {
   const [gst] = await rows<{ id: string; code: string | null }>(
@@ -93,15 +102,17 @@ async function gstFromDocuments(db: Db, orgId: string, asOf?: string): Promise<L
     sql`select d as date, sum(x) as amount from (
           select i.issue_date as d, case when i.ledger_type in ('ACCREC', 'ACCPAYCREDIT') then 1 else -1 end * ${base('total_tax')} as x
           from cash_items i join organisations o on o.id = i.org_id
-          where i.org_id = ${orgId} and i.ledger_status in ('AUTHORISED', 'PAID') and i.issue_date is not null and i.total_tax <> 0 ${upTo('i.issue_date')}
+          where i.org_id = ${orgId} and i.ledger_type in ('ACCREC', 'ACCPAY', 'ACCRECCREDIT', 'ACCPAYCREDIT') and i.ledger_status in ('AUTHORISED', 'PAID')
+            and i.issue_date is not null and i.total_tax <> 0 ${upTo('i.issue_date')}
           union all
           select t.date, case when t.type like 'SPEND%' then -t.total_tax else t.total_tax end
-          from bank_transactions t
-          where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.total_tax <> 0 ${upTo('t.date')}
+          from bank_transactions t join organisations o on o.id = t.org_id
+          where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.currency = o.base_currency and t.total_tax <> 0 ${upTo('t.date')}
           union all
           select t.date, case when t.type like 'SPEND%' then -t.total else t.total end
-          from bank_transactions t
-          where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.lines->0->>'accountCode' = ${gst.code ?? ''} ${upTo('t.date')}
+          from bank_transactions t join organisations o on o.id = t.org_id
+          where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.currency = o.base_currency
+            and t.lines->0->>'accountCode' = ${gst.code ?? ''} ${upTo('t.date')}
         ) x
         group by d
         order by d`,
