@@ -473,7 +473,7 @@ export const AccountBalancesResponse = z
       description:
         "What the balances are computed from. journals: the sums of the ledger's journal lines (every balance-sheet account). " +
         "documents: the ledger's Journals are not available to Cashline (a scope not granted, or an endpoint Xero keeps for other apps), so only the accounts the documents determine are listed: " +
-        'the bank accounts in the base currency from the bank summary and the bank movements, the receivables and payables control accounts from the open invoices and bills (and unallocated credits) as at the date; the rest are omitted, not zero.',
+        'the bank accounts in the base currency from the bank summary and the bank movements, the receivables and payables control accounts from the open invoices and bills (and unallocated credits) as at the date, and the GST account from the documents\' tax and the bank payments coded to it; the rest are omitted, not zero.',
     }),
     note: z.string().optional().openapi({ description: 'With basis documents: which accounts are listed and why the others are not, in one sentence for a person. Absent with basis journals.' }),
     ...alertFields,

@@ -29,14 +29,14 @@ export const accountBalancesRoute = agentRoute('READ_ACCOUNTS', {
   description:
     "Balance-sheet accounts (ASSET, LIABILITY, EQUITY) with the sum of their journal lines up to and including `date` (default today in the organisation's time zone), " +
     'in natural sign (ASSET debit-positive, LIABILITY and EQUITY credit-positive), in the base currency. Every active account is listed; archived ones only with a non-zero balance. ' +
-    "When the ledger's Journals are not available to Cashline (basis documents), only the accounts the documents determine are listed: the base-currency bank accounts and the receivables and payables control accounts; the others are omitted, not zero.",
+    "When the ledger's Journals are not available to Cashline (basis documents), only the accounts the documents determine are listed: the base-currency bank accounts, the receivables and payables control accounts and the GST account; the others are omitted, not zero.",
   request: { query: AccountBalancesQuery },
   responses: { 200: json(AccountBalancesResponse, 'Account balances') },
 });
 
 /** What an answer on the documents' basis holds, for the person the agent tells. */
 const DOCUMENTS_NOTE =
-  "The ledger's journals are not available to Cashline, so these balances come from the documents: the bank accounts in the base currency and the receivables and payables control accounts only; the other balance-sheet accounts (fixed assets, loans, equity, tax) are not listed because the documents do not tell their balances.";
+  "The ledger's journals are not available to Cashline, so these balances come from the documents: the bank accounts in the base currency, the receivables and payables control accounts and the GST account only; the other balance-sheet accounts (fixed assets, loans, equity, tax withheld and other liabilities) are not listed because the documents do not tell their balances.";
 
 export function registerBank(app: ApiApp) {
   return app

@@ -17,7 +17,10 @@
  *   what the forecast's accuracy measures from), and the receivables and
  *   payables control accounts (Xero's SystemAccount DEBTORS and CREDITORS)
  *   from the open invoices, bills and credits (daily-summary.ts
- *   `controlAccountAt`, the aged definition). The rest are omitted, not zero.
+ *   `controlAccountAt`, the aged definition), and the GST account (Xero's
+ *   SystemAccount GST) from the documents' tax and the bank transactions
+ *   coded to it (forecast-input.ts `loadLiabilityLines`, what the forecast
+ *   reads the GST returns from). The rest are omitted, not zero.
  * Balances are reported in the account's natural sign (ASSET debit-positive,
  * LIABILITY and EQUITY credit-positive), as a balance sheet shows them.
  * Names of sensitive accounts become `Sensitive account` for keys without
@@ -33,6 +36,7 @@ import type { AccountBalance } from '../../schemas/ledger.js';
 import { SENSITIVE_ACCOUNT as SENSITIVE_ACCOUNT_NAME } from '../../domain/sensitive.js';
 import { controlAccountAt } from './daily-summary.js';
 import { loadMovementsSince } from './raw-ledger.js';
+import { loadLiabilityLines } from './forecast-input.js';
 
 /** Which figures the balances are: the journal lines, or (without any) the documents. */
 export type BalancesBasis = 'journals' | 'documents';
@@ -104,7 +108,8 @@ async function fromJournals(db: Db, input: { orgId: string; asOfDate: string }):
  * date: each base-currency bank account's balance at the start of the next
  * day (today's book balance less what moved after the date; a bank account
  * in another currency is left out, its base-currency balance is the
- * journals'), and the DEBTORS and CREDITORS control accounts.
+ * journals'), the DEBTORS and CREDITORS control accounts, and the GST
+ * account (the tax of the documents, less the bank's payments to it).
  */
 async function fromDocuments(db: Db, input: { orgId: string; asOfDate: string }, baseCurrency: string): Promise<{ account: AccountRow; net: Dec }[]> {
   const list = await rows<AccountRow>(
@@ -117,12 +122,17 @@ async function fromDocuments(db: Db, input: { orgId: string; asOfDate: string },
   const sameCurrency = new Set(m.bankAccounts.filter((b) => b.currency === baseCurrency).map((b) => b.id));
   const control = async (side: 'AR' | 'AP') => (list.some((a) => a.system_account === (side === 'AR' ? 'DEBTORS' : 'CREDITORS')) ? dec((await controlAccountAt(db, input.orgId, side, input.asOfDate)).balance) : null);
   const [ar, ap] = [await control('AR'), await control('AP')];
+  // The GST account: its lines as the documents make them (forecast-input.ts gstFromDocuments, what the forecast's returns are read from).
+  const gstLines = list.some((a) => a.system_account === 'GST') ? await loadLiabilityLines(db, input.orgId, input.asOfDate) : [];
+  const gst = new Map<string, Dec>();
+  for (const l of gstLines) gst.set(l.accountId, (gst.get(l.accountId) ?? dec(0)).plus(l.amount));
   const out: { account: AccountRow; net: Dec }[] = [];
   for (const a of list) {
     const b = bank.get(a.id);
     if (a.type === 'BANK' && b && sameCurrency.has(a.id)) out.push({ account: a, net: b });
     else if (a.system_account === 'DEBTORS' && ar) out.push({ account: a, net: ar });
     else if (a.system_account === 'CREDITORS' && ap) out.push({ account: a, net: ap.negated() });
+    else if (a.system_account === 'GST' && gst.has(a.id)) out.push({ account: a, net: gst.get(a.id)!.negated() });
   }
   return out;
 }
