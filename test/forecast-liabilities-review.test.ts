@@ -8,12 +8,11 @@ import { dec, type Dec } from '../src/domain/money.js';
 import { runForecast } from '../src/domain/forecast/engine.js';
 import { accruals, settlementModel } from '../src/domain/forecast/liabilities.js';
 import { fromDay, toDay } from '../src/domain/forecast/days.js';
-import type { BankTxn, LiabilityLine, Scenario } from '../src/domain/forecast/types.js';
+import type { BankTxn, LiabilityLine } from '../src/domain/forecast/types.js';
 import { input } from './helpers/forecast-input.js';
+import { accounts, BAS_DATES, BASE, GST, NOW, quarterOf } from './helpers/gst-books.js';
 
 describe("today's lines in a live forecast, and a monthly payday", () => {
-  const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
-  const NOW = new Date('2026-11-25T08:00:00Z');
   const W = 'acc-paygw';
   const accounts = { ...input().accounts, [W]: { name: 'PAYG Withholdings Payable', code: '825' } };
 
@@ -62,12 +61,6 @@ describe("today's lines in a live forecast, and a monthly payday", () => {
 });
 
 describe('a return paid another way', () => {
-  const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
-  const NOW = new Date('2026-11-25T08:00:00Z');
-  const GST = 'acc-gst';
-  const accounts = { ...input().accounts, [GST]: { name: 'GST', code: '820' } };
-  const quarterOf = (date: string) => { const [y, m] = date.split('-').map(Number) as [number, number]; return y * 12 + Math.floor((m - 1) / 3) * 3; };
-  const BAS = new Set(['10-28', '02-28', '04-28', '07-28']);
 
   /** 100 a day of GST; each quarter's return on the tax office's day; `how(date)` says how that return is paid. */
   function books(asOf: string, how: (date: string) => 'bank' | 'bill' | 'other-contact' | 'other-account') {
@@ -77,7 +70,7 @@ describe('a return paid another way', () => {
     for (let date = '2023-07-01'; date < asOf; date = addDays(date, 1)) {
       lines.push({ accountId: GST, date, amount: '100' });
       q.set(quarterOf(date), (q.get(quarterOf(date)) ?? dec(0)).plus(100));
-      if (BAS.has(date.slice(5))) {
+      if (BAS_DATES.has(date.slice(5))) {
         const due = q.get(quarterOf(date) - 3);
         if (!due) continue;
         const h = how(date);
@@ -117,10 +110,6 @@ describe('a return paid another way', () => {
 });
 
 describe('a change of cadence', () => {
-  const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
-  const NOW = new Date('2026-11-25T08:00:00Z');
-  const GST = 'acc-gst';
-  const accounts = { ...input().accounts, [GST]: { name: 'GST', code: '820' } };
 
   /** 100 a day; quarterly returns on the 28th of the month after each quarter until `switchAt`, then each month's on the 21st of the next. */
   function books(asOf: string, switchAt: string) {
@@ -157,12 +146,6 @@ describe('a change of cadence', () => {
 });
 
 describe('a one-off in the year before', () => {
-  const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
-  const NOW = new Date('2026-11-25T08:00:00Z');
-  const GST = 'acc-gst';
-  const accounts = { ...input().accounts, [GST]: { name: 'GST', code: '820' } };
-  const quarterOf = (date: string) => { const [y, m] = date.split('-').map(Number) as [number, number]; return y * 12 + Math.floor((m - 1) / 3) * 3; };
-  const BAS = new Set(['10-28', '02-28', '04-28', '07-28']);
 
   /** 100 a day, plus one-offs; each quarter's return (a refund when negative) on the tax office's day. */
   function books(asOf: string, oneOff: Record<string, string>) {
@@ -173,7 +156,7 @@ describe('a one-off in the year before', () => {
       const a = dec(100).plus(oneOff[date] ?? 0);
       lines.push({ accountId: GST, date, amount: a.toFixed() });
       q.set(quarterOf(date), (q.get(quarterOf(date)) ?? dec(0)).plus(a));
-      if (BAS.has(date.slice(5))) {
+      if (BAS_DATES.has(date.slice(5))) {
         const due = q.get(quarterOf(date) - 3);
         if (!due) continue;
         lines.push({ accountId: GST, date, amount: due.negated().toFixed() });
@@ -195,12 +178,6 @@ describe('a one-off in the year before', () => {
 });
 
 describe('other money coded to the account', () => {
-  const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
-  const NOW = new Date('2026-11-25T08:00:00Z');
-  const GST = 'acc-gst';
-  const accounts = { ...input().accounts, [GST]: { name: 'GST', code: '820' } };
-  const quarterOf = (date: string) => { const [y, m] = date.split('-').map(Number) as [number, number]; return y * 12 + Math.floor((m - 1) / 3) * 3; };
-  const BAS = new Set(['10-28', '02-28', '04-28', '07-28']);
 
   /** 200 a day of GST on sales; on the 5th of each month the customs broker is paid 1000 of GST on imports, coded to the GST account (an input credit: a debit). */
   function books(asOf: string) {
@@ -216,7 +193,7 @@ describe('other money coded to the account', () => {
         bankTxns.push({ id: `imp-${date}`, date, amount: '-1000', contactId: 'broker', accountId: GST, reference: 'import GST' });
         add(date, dec(-1000));
       }
-      if (BAS.has(date.slice(5))) {
+      if (BAS_DATES.has(date.slice(5))) {
         const due = q.get(quarterOf(date) - 3);
         if (!due) continue;
         lines.push({ accountId: GST, date, amount: due.negated().toFixed() });
@@ -236,9 +213,6 @@ describe('other money coded to the account', () => {
 });
 
 describe('a return paid late once', () => {
-  const GST = 'g';
-  const quarterOf = (date: string) => { const [y, m] = date.split('-').map(Number) as [number, number]; return y * 12 + Math.floor((m - 1) / 3) * 3; };
-  const BAS = new Set(['10-28', '02-28', '04-28', '07-28']);
   function books(asOf: string, moved: Record<string, string>) {
     const lines: LiabilityLine[] = [];
     const bankTxns: BankTxn[] = [];
@@ -246,7 +220,7 @@ describe('a return paid late once', () => {
     for (let date = '2023-07-01'; date < asOf; date = addDays(date, 1)) {
       lines.push({ accountId: GST, date, amount: '100' });
       q.set(quarterOf(date), (q.get(quarterOf(date)) ?? dec(0)).plus(100));
-      if (BAS.has(date.slice(5))) {
+      if (BAS_DATES.has(date.slice(5))) {
         const due = q.get(quarterOf(date) - 3);
         if (!due) continue;
         const d = moved[date] ?? date;

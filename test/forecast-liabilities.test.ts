@@ -11,22 +11,11 @@ import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
 import { projectForecast } from '../src/domain/forecast/project.js';
 import { accruals, settlementModel } from '../src/domain/forecast/liabilities.js';
 import { fromDay, toDay } from '../src/domain/forecast/days.js';
-import type { BankTxn, ForecastInput, LiabilityLine, Scenario } from '../src/domain/forecast/types.js';
+import type { BankTxn, ForecastInput, LiabilityLine } from '../src/domain/forecast/types.js';
 import { input } from './helpers/forecast-input.js';
+import { accounts, BAS_DATES, BASE, GST, NOW, quarterOf } from './helpers/gst-books.js';
 
-const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
-const NOW = new Date('2026-11-25T08:00:00Z');
-const GST = 'acc-gst';
 const ITEM = `recurring:bank:out:tax-office:${GST}`;
-const accounts = { ...input().accounts, [GST]: { name: 'GST', code: '820' } };
-
-/** The quarter (its first month's index, year x 12 + month) a day falls in. */
-const quarterOf = (date: string) => {
-  const [y, m] = date.split('-').map(Number) as [number, number];
-  return y * 12 + Math.floor((m - 1) / 3) * 3;
-};
-/** The tax office's dates: each settles the quarter before its own (28 October the July quarter, 28 February the October quarter, two months on). */
-const BAS_DATES = new Set(['10-28', '02-28', '04-28', '07-28']);
 
 /**
  * The GST account from 1 July 2023 to the day before `asOf`: `perDay(date)`

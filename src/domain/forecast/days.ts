@@ -70,6 +70,11 @@ export function monthKey(index: number): string {
   return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
 }
 
+/** The last day of a month (a monthIndex). */
+export function monthEnd(index: number): number {
+  return Math.floor(Date.UTC(Math.floor(index / 12), (index % 12) + 1, 0) / DAY_MS);
+}
+
 /** Day of month 1-31. */
 export function dayOfMonth(day: number): number {
   return new Date(day * DAY_MS).getUTCDate();

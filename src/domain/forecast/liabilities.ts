@@ -20,7 +20,7 @@
  */
 import { D, dec, type Dec } from '../money.js';
 import { roundToCents, toDec, type Amount } from './cents.js';
-import { addMonths, dayOfMonth, fromDay, monthIndex, toDay } from './days.js';
+import { addMonths, dayOfMonth, fromDay, monthEnd, monthIndex, toDay } from './days.js';
 import { upperBound } from './sorted.js';
 import type { LiabilityLine } from './types.js';
 
@@ -51,8 +51,6 @@ const at = (days: readonly number[], values: readonly Dec[], day: number): Dec =
   const i = upperBound(days, day) - 1;
   return i >= 0 ? values[i]! : ZERO;
 };
-/** The last day of a month (monthIndex). */
-const monthEnd = (m: number) => Math.floor(Date.UTC(Math.floor(m / 12), (m % 12) + 1, 0) / 86_400_000);
 
 /** Each liability account's balance day by day, from its journal lines (credit positive, per day). */
 export function accruals(lines: readonly LiabilityLine[] | undefined): Map<string, Accrual> {
@@ -245,13 +243,19 @@ function periodMonths(ends: readonly number[]): number {
     if (m > 0) gaps.push(m);
   }
   if (gaps.length >= 2 && gaps[gaps.length - 1] === gaps[gaps.length - 2]) return gaps[gaps.length - 1]!;
-  const counts = new Map<number, number>();
-  let months = 0;
-  for (const m of gaps) {
-    counts.set(m, (counts.get(m) ?? 0) + 1);
-    if (!months || counts.get(m)! >= counts.get(months)!) months = m;
+  return mostFrequent(gaps, String) ?? 0;
+}
+
+/** The value seen most often (by `key`); of equally frequent ones, the one whose count reached it last. Undefined when empty. */
+function mostFrequent<T>(values: readonly T[], key: (v: T) => string): T | undefined {
+  const counts = new Map<string, number>();
+  let best: T | undefined;
+  for (const v of values) {
+    const k = key(v);
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+    if (best === undefined || counts.get(k)! >= counts.get(key(best))!) best = v;
   }
-  return months;
+  return best;
 }
 
 /**

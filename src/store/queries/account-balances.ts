@@ -19,8 +19,8 @@
  *   from the open invoices, bills and credits (daily-summary.ts
  *   `controlAccountAt`, the aged definition), and the GST account (Xero's
  *   SystemAccount GST) from the documents' tax and the bank transactions
- *   coded to it (forecast-input.ts `loadLiabilityLines`, what the forecast
- *   reads the GST returns from). The rest are omitted, not zero.
+ *   coded to it (forecast-input.ts `gstFromDocuments`, what the forecast
+ *   reads the GST returns from without journals). The rest are omitted, not zero.
  * Balances are reported in the account's natural sign (ASSET debit-positive,
  * LIABILITY and EQUITY credit-positive), as a balance sheet shows them.
  * Names of sensitive accounts become `Sensitive account` for keys without
@@ -36,7 +36,7 @@ import type { AccountBalance } from '../../schemas/ledger.js';
 import { SENSITIVE_ACCOUNT as SENSITIVE_ACCOUNT_NAME } from '../../domain/sensitive.js';
 import { controlAccountAt } from './daily-summary.js';
 import { loadMovementsSince } from './raw-ledger.js';
-import { loadLiabilityLines } from './forecast-input.js';
+import { gstFromDocuments } from './forecast-input.js';
 
 /** Which figures the balances are: the journal lines, or (without any) the documents. */
 export type BalancesBasis = 'journals' | 'documents';
@@ -122,8 +122,8 @@ async function fromDocuments(db: Db, input: { orgId: string; asOfDate: string },
   const sameCurrency = new Set(m.bankAccounts.filter((b) => b.currency === baseCurrency).map((b) => b.id));
   const control = async (side: 'AR' | 'AP') => (list.some((a) => a.system_account === (side === 'AR' ? 'DEBTORS' : 'CREDITORS')) ? dec((await controlAccountAt(db, input.orgId, side, input.asOfDate)).balance) : null);
   const [ar, ap] = [await control('AR'), await control('AP')];
-  // The GST account: its lines as the documents make them (forecast-input.ts gstFromDocuments, what the forecast's returns are read from).
-  const gstLines = list.some((a) => a.system_account === 'GST') ? await loadLiabilityLines(db, input.orgId, input.asOfDate) : [];
+  // The GST account: its lines as the documents make them (forecast-input.ts gstFromDocuments: what the forecast reads the returns from without journals, as here).
+  const gstLines = list.some((a) => a.system_account === 'GST') ? await gstFromDocuments(db, input.orgId, input.asOfDate) : [];
   const gst = new Map<string, Dec>();
   for (const l of gstLines) gst.set(l.accountId, (gst.get(l.accountId) ?? dec(0)).plus(l.amount));
   const out: { account: AccountRow; net: Dec }[] = [];

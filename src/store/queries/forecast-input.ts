@@ -47,6 +47,9 @@ export async function loadBankTxns(db: Db, orgId: string, asOf: string, idByCode
   return list.map((t) => bankTxnOf(t, idByCode));
 }
 
+/** `and <col> <= asOf`, or nothing without `asOf`. */
+const upToDate = (col: string, asOf: string | undefined) => (asOf ? sql`and ${sql.raw(col)} <= ${asOf}` : sql``);
+
 /**
  * The liability accounts' journal lines (GST, tax withheld, superannuation
  * and the like; not the receivables and payables control accounts), added up
@@ -57,17 +60,16 @@ export async function loadBankTxns(db: Db, orgId: string, asOf: string, idByCode
  * (`gstFromDocuments`).
  */
 export async function loadLiabilityLines(db: Db, orgId: string, asOf?: string): Promise<LiabilityLine[]> {
-  const upTo = (col: string) => (asOf ? sql`and ${sql.raw(col)} <= ${asOf}` : sql``);
   const list = await rows<{ acc: string; date: string; amount: string }>(
     db,
     sql`select acc, date, -sum(net) as amount from (
           select a.id as acc, j.journal_date as date, j.net_amount as net
           from journal_lines j join accounts a on a.org_id = j.org_id and a.id = j.account_id
-          where j.org_id = ${orgId} and a.class = 'LIABILITY' and coalesce(a.system_account, '') not in ('DEBTORS', 'CREDITORS') ${upTo('j.journal_date')}
+          where j.org_id = ${orgId} and a.class = 'LIABILITY' and coalesce(a.system_account, '') not in ('DEBTORS', 'CREDITORS') ${upToDate('j.journal_date', asOf)}
           union all
           select a.id, j.journal_date, j.net_amount
           from journal_lines j join accounts a on a.org_id = j.org_id and a.code = j.account_code
-          where j.org_id = ${orgId} and j.account_id is null and a.class = 'LIABILITY' and coalesce(a.system_account, '') not in ('DEBTORS', 'CREDITORS') ${upTo('j.journal_date')}
+          where j.org_id = ${orgId} and j.account_id is null and a.class = 'LIABILITY' and coalesce(a.system_account, '') not in ('DEBTORS', 'CREDITORS') ${upToDate('j.journal_date', asOf)}
         ) l
         group by acc, date
         order by acc collate "C", date`,
@@ -90,29 +92,28 @@ export async function loadLiabilityLines(db: Db, orgId: string, asOf?: string): 
  * rate; bank transactions in the base currency only (a foreign account's
  * carry no rate). Empty without a GST account.
  */
-async function gstFromDocuments(db: Db, orgId: string, asOf?: string): Promise<LiabilityLine[]> {
+export async function gstFromDocuments(db: Db, orgId: string, asOf?: string): Promise<LiabilityLine[]> {
   const [gst] = await rows<{ id: string; code: string | null }>(
     db,
     sql`select id, code from accounts where org_id = ${orgId} and system_account = 'GST' order by id collate "C" limit 1`,
   );
   if (!gst) return [];
-  const upTo = (col: string) => (asOf ? sql`and ${sql.raw(col)} <= ${asOf}` : sql``);
   const list = await rows<{ date: string; amount: string }>(
     db,
     sql`select d as date, sum(x) as amount from (
           select i.issue_date as d, case when i.ledger_type in ('ACCREC', 'ACCPAYCREDIT') then 1 else -1 end * ${base('total_tax')} as x
           from cash_items i join organisations o on o.id = i.org_id
           where i.org_id = ${orgId} and i.ledger_type in ('ACCREC', 'ACCPAY', 'ACCRECCREDIT', 'ACCPAYCREDIT') and i.ledger_status in ('AUTHORISED', 'PAID')
-            and i.issue_date is not null and i.total_tax <> 0 ${upTo('i.issue_date')}
+            and i.issue_date is not null and i.total_tax <> 0 ${upToDate('i.issue_date', asOf)}
           union all
           select t.date, case when t.type like 'SPEND%' then -t.total_tax else t.total_tax end
           from bank_transactions t join organisations o on o.id = t.org_id
-          where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.currency = o.base_currency and t.total_tax <> 0 ${upTo('t.date')}
+          where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.currency = o.base_currency and t.total_tax <> 0 ${upToDate('t.date', asOf)}
           union all
           select t.date, case when t.type like 'SPEND%' then -t.total else t.total end
           from bank_transactions t join organisations o on o.id = t.org_id
           where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.currency = o.base_currency
-            and t.lines->0->>'accountCode' = ${gst.code ?? ''} ${upTo('t.date')}
+            and t.lines->0->>'accountCode' = ${gst.code ?? ''} ${upToDate('t.date', asOf)}
         ) x
         group by d
         order by d`,
