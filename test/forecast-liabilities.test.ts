@@ -156,14 +156,18 @@ describe('a GST return pays what its quarter accrued', () => {
     expect(projectForecast(prepareForecast({ ...i, liabilityLines: other }), BASE, NOW)).toEqual(p);
   });
 
-  /** A sales tax account from `start`: 10 accrued a day, each month's paid on the 21st of the next (but those in `unpaid`). */
-  function monthly(asOf: string, start: string, unpaid: string[] = []) {
+  /** A sales tax account from `start`: 10 accrued a day, each month's paid on the 21st of the next (but those in `unpaid`, and those `moved` to another day of the month). */
+  function monthly(asOf: string, start: string, unpaid: string[] = [], moved: Record<string, string> = {}) {
     const lines: LiabilityLine[] = [];
     const bankTxns: BankTxn[] = [];
+    const paydays = new Set<string>();
+    for (let date = addDays(start, 41); date < asOf; date = addDays(date, 1)) {
+      if (date.endsWith('-21') && !unpaid.includes(date)) paydays.add(moved[date] ?? date);
+    }
     let month = dec(0);
     for (let date = start; date < asOf; date = addDays(date, 1)) {
-      if (date.endsWith('-21') && date > addDays(start, 40) && !unpaid.includes(date)) {
-        const due = month.minus(dec(10).times(20)); // the month before: what accrued to its end (the 1st-20th since is this month's)
+      if (paydays.has(date)) {
+        const due = month.minus(dec(10).times(Number(date.slice(8)) - 1)); // the month before: what accrued to its end (the days since are this month's)
         lines.push({ accountId: GST, date, amount: due.negated().toFixed() });
         bankTxns.push({ id: `tax-${date}`, date, amount: due.negated().toFixed(), contactId: 'tax-office', accountId: GST, reference: null });
         month = month.minus(due);
@@ -183,6 +187,13 @@ describe('a GST return pays what its quarter accrued', () => {
       ['2027-02-21', '310'],
     ]);
     expect(items[0]!.reason).toMatch(/each what it owed at the end of a month.*from 2026-11-01 to 2026-11-30 \(240\.00 so far, 60\.00 expected: the last year's daily average\), due as the business usually pays after a period$/);
+  });
+
+  it('Given the latest month\'s tax paid three days later than the seven before (no year before), Then the next on the 21st: the day it most often pays, not the latest', () => {
+    const i = monthly('2026-11-25', '2026-03-01', [], { '2026-11-21': '2026-11-24' });
+    const items = itemOf(i);
+    expect(items[0]!.reason).toMatch(/8 of the last 8 each what it owed at the end of a month, the last on 2026-11-24/);
+    expect(items.slice(0, 3).map((x) => x.expectedDate)).toEqual(['2026-12-21', '2027-01-21', '2027-02-21']);
   });
 
   it('Given a month\'s tax not paid on its day, Then it is still owed: forecast today; two months unpaid and the series has stopped being paid this way', () => {

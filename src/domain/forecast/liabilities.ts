@@ -153,15 +153,11 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
   if (last.day !== days[counted - 1]) return null;
   const months = periodMonths(matched.map((m) => m.end));
   if (!months) return null;
-  // When it pays after a period: as it most often does (ties: the latest), or as the same period a year before when that was at
-  // most a month from the usual (a tax office's December exception; a return paid months late is not taken for its due day).
-  const dueCounts = new Map<string, number>();
-  let usual = last.due;
-  for (const m of matched) {
-    const key = `${m.due.months}:${m.due.dom}`;
-    dueCounts.set(key, (dueCounts.get(key) ?? 0) + 1);
-    if (dueCounts.get(key)! >= dueCounts.get(`${usual.months}:${usual.dom}`)!) usual = m.due;
-  }
+  // When it pays after a period: as it most often does for periods of this length (ties: the latest; a business that went from
+  // quarterly to monthly returns pays the months on their own day), or as the same period a year before when that was at most a
+  // month from the usual (a tax office's December exception; a return paid months late is not taken for its due day).
+  const ofLength = matched.filter((m, i) => i > 0 && monthIndex(m.end) - monthIndex(matched[i - 1]!.end) === months);
+  const usual = mostFrequent((ofLength.length ? ofLength : matched).map((m) => m.due), (due) => `${due.months}:${due.dom}`)!;
   // The same period: one ending a year before, of as many months (unless it is the first one settled: nothing tells).
   const sameBefore = (end: number) => {
     const i = matched.findIndex((m) => m.end === monthEnd(monthIndex(end) - 12));
