@@ -16,6 +16,7 @@ import { input } from './helpers/forecast-input.js';
 import { accounts, BAS_DATES, BASE, GST, NOW, quarterOf } from './helpers/gst-books.js';
 
 const ITEM = `recurring:bank:out:tax-office:${GST}`;
+const PAYG = 'acc-payg';
 
 /**
  * The GST account from 1 July 2023 to the day before `asOf`: `perDay(date)`
@@ -154,6 +155,50 @@ describe('a GST return pays what its quarter accrued', () => {
     // Journals of an account no payment is coded to change nothing either.
     const other = i.liabilityLines!.map((l) => ({ ...l, accountId: 'acc-payg' }));
     expect(projectForecast(prepareForecast({ ...i, liabilityLines: other }), BASE, NOW)).toEqual(p);
+  });
+
+  /**
+   * The GST account of `books` and the tax withheld (PAYG) accruing `payg` a day, both settled by one
+   * bank transaction on each return's day, its lines split over the two accounts (in either order).
+   */
+  function splitReturns(asOf: string, payg: (date: string) => string) {
+    const { g, input: i } = books(asOf, seasonal);
+    const lines = [...i.liabilityLines!];
+    const withheld = new Map<number, Dec>();
+    for (let date = '2023-07-01'; date < asOf; date = addDays(date, 1)) {
+      lines.push({ accountId: PAYG, date, amount: payg(date) });
+      withheld.set(quarterOf(date), (withheld.get(quarterOf(date)) ?? dec(0)).plus(payg(date)));
+    }
+    const bankTxns = g.bankTxns.map((t, n) => {
+      const w = withheld.get(quarterOf(t.date) - 3)!;
+      lines.push({ accountId: PAYG, date: t.date, amount: w.negated().toFixed() });
+      return { ...t, amount: dec(t.amount).minus(w).toFixed(), accountId: n % 2 ? PAYG : GST, accountIds: [GST, PAYG] };
+    });
+    const accruedPayg = (from: string, to: string) => {
+      let sum = dec(0);
+      for (let date = from; date <= to; date = addDays(date, 1)) sum = sum.plus(payg(date));
+      return sum;
+    };
+    return { g, accruedPayg, input: { ...i, bankTxns, liabilityLines: lines, accounts: { ...accounts, [PAYG]: { name: 'PAYG Withholdings Payable', code: '825' } } } };
+  }
+
+  it('Given each quarter\'s GST and tax withheld paid in one transaction split over both accounts, Then the next pays what both accrued over the quarter, whichever line comes first', () => {
+    const asOf = '2027-01-06';
+    const payg = (date: string) => (toDay(date) % 14 === 3 ? '900' : '0'); // a fortnightly payday's withholding
+    const { g, accruedPayg, input: i } = splitReturns(asOf, payg);
+    const items = runForecast(i, [BASE], NOW).items[0]!.filter((x) => x.direction === 'out');
+    expect(items.map((x) => x.itemId)).toEqual([`recurring:bank:out:tax-office:${GST}+${PAYG}`]);
+    expect(items[0]!.expectedDate).toBe('2027-02-28');
+    expect(items[0]!.amount).toBeMoney(g.accrued('2026-10-01', '2026-12-31').plus(accruedPayg('2026-10-01', '2026-12-31')).toFixed(2));
+    expect(items[0]!.reason).toMatch(/that settle GST and PAYG Withholdings Payable \(\d+ of the last \d+ each what it owed at the end of a 3-month period, the last on 2026-10-28\): this one paying what accrued in GST and PAYG Withholdings Payable from 2026-10-01 to 2026-12-31 /);
+    // Read as one account each (its first line's, as before), the returns settle neither: two series (each every other
+    // quarter), neither read off the accounts.
+    const asBefore = runForecast({ ...i, bankTxns: i.bankTxns.map(({ accountIds: _, ...t }) => t) }, [BASE], NOW).items[0]!.filter((x) => x.direction === 'out');
+    expect(asBefore.length).toBeGreaterThan(0);
+    for (const x of asBefore) {
+      expect([`recurring:bank:out:tax-office:${GST}`, `recurring:bank:out:tax-office:${PAYG}`]).toContain(x.itemId);
+      expect(x.reason).not.toMatch(/settle/);
+    }
   });
 
   /** A sales tax account from `start`: 10 accrued a day, each month's paid on the 21st of the next (but those in `unpaid`, and those `moved` to another day of the month). */

@@ -22,6 +22,7 @@ import { loadForecastInput } from '../src/store/queries/forecast-input.js';
 import { latestSnapshot, SNAPSHOTS_KEPT } from '../src/store/queries/forecast-snapshots.js';
 import { saveManualItems } from '../src/store/queries/manual-items.js';
 import { orgMeta } from '../src/store/queries/organisation.js';
+import { loadRawLedger } from '../src/store/queries/raw-ledger.js';
 import { dec, D } from '../src/domain/money.js';
 
 // Sunday 22 November 2026, 14:00 UTC: already Monday 23 November in Sydney.
@@ -230,6 +231,35 @@ describe.each(BACKENDS)('forecast job on %s', (kind) => {
       { accountId: 'liab-gst', date: '2026-10-05', amount: '101' },
       { accountId: 'liab-gst', date: '2026-10-07', amount: '-30' },
       { accountId: 'liab-gst', date: '2026-11-23', amount: '5' },
+    ]);
+  });
+  it('session 23: a bank transaction split over several accounts carries them all (sorted ids); the GST account of the documents counts only its own lines of it', async () => {
+    const db = store.db;
+    const other = (await createOrg(db, { name: 'Split BAS Co', now: NOW, timezone: 'Australia/Sydney' })).orgId;
+    const acct = (id: string, code: string, name: string, systemAccount: string | null = null) =>
+      ({ orgId: other, id, code, name, type: 'CURRLIAB', class: 'LIABILITY', systemAccount, lastSyncedAt: synced });
+    await db.insert(s.accounts).values([acct('z-payg', '825', 'PAYG Withholdings Payable'), acct('a-gst', '820', 'GST', 'GST')]);
+    const line = (accountCode: string, lineAmount: string, taxAmount = '0') => ({ description: null, quantity: '1', unitAmount: lineAmount, lineAmount, taxAmount, accountCode });
+    const txn = (id: string, type: string, date: string, total: string, totalTax: string, lines: object[]) =>
+      ({ orgId: other, id, type, contactId: 'ato', bankAccountId: 'bank', date, status: 'AUTHORISED', currency: 'AUD', subTotal: total, totalTax, total, lines, lastSyncedAt: synced });
+    await db.insert(s.bankTransactions).values([
+      txn('t-split', 'SPEND', '2026-10-28', '1000', '0', [line('825', '300'), line('820', '700')]), // one return: tax withheld first, then GST
+      txn('t-gst', 'SPEND', '2026-07-28', '50', '0', [line('820', '50')]),
+      txn('t-sale', 'RECEIVE', '2026-10-05', '110', '10', [line('200', '100', '10')]),
+      txn('t-two', 'SPEND', '2026-10-06', '30', '0', [line('825', '10'), line('825', '20')]), // two lines of one account: one account
+    ]);
+    const org = (await orgMeta(db, other))!;
+    const input = await loadForecastInput(db, org, '2026-11-23');
+    const byId = new Map(input.bankTxns.map((t) => [t.id, t]));
+    expect(byId.get('t-split')).toMatchObject({ amount: '-1000', accountId: 'z-payg', accountIds: ['a-gst', 'z-payg'] });
+    for (const id of ['t-gst', 't-sale', 't-two']) expect(byId.get(id)!.accountIds).toBeUndefined();
+    const raw = await loadRawLedger(db, org);
+    expect(raw.bankTxns.find((t) => t.id === 't-split')).toMatchObject({ accountIds: ['a-gst', 'z-payg'] });
+    // No journals: the GST account from the documents; of the split return only its 700 of GST.
+    expect(input.liabilityLines).toEqual([
+      { accountId: 'a-gst', date: '2026-07-28', amount: '-50' },
+      { accountId: 'a-gst', date: '2026-10-05', amount: '10' },
+      { accountId: 'a-gst', date: '2026-10-28', amount: '-700' },
     ]);
   });
 });

@@ -73,6 +73,17 @@ export function accruals(lines: readonly LiabilityLine[] | undefined): Map<strin
   return out;
 }
 
+/**
+ * Several liability accounts as one (a GST return and the tax withheld paid
+ * in one bank transaction, split over both accounts): on each day any of
+ * them moved, what they owed together. Its id: theirs, joined by '+'.
+ */
+export function combinedAccrual(parts: readonly Accrual[]): Accrual {
+  const days = [...new Set(parts.flatMap((p) => p.days))].sort((x, y) => x - y);
+  const balance = days.map((d) => parts.reduce((sum, p) => sum.plus(at(p.days, p.balance, d)), ZERO));
+  return { accountId: parts.map((p) => p.accountId).join('+'), days, balance };
+}
+
 /** A payment as what it settles: its day, the accrual over its period, the part known by today and the part expected. */
 export interface Settled {
   /** The day it is expected: its due day, today when that has passed (the period is still owed). */

@@ -7,7 +7,7 @@
  */
 import { fiveQuantiles, median } from './behaviour.js';
 import { lowerBound, upperBound } from './sorted.js';
-import { accruals, settledWords, settlementModel, type Accrual, type SettlementModel } from './liabilities.js';
+import { accruals, combinedAccrual, settledWords, settlementModel, type Accrual, type SettlementModel } from './liabilities.js';
 import { amountOf, isPositive, toDec, toF, type Amount } from './cents.js';
 import { churnPerGap, SERIES_STOP_RATE } from './churn.js';
 import { cmpStr } from './compare.js';
@@ -31,6 +31,8 @@ interface Ev {
   day: number;
   amount: Amount;
   accountId: string | null;
+  /** The liability accounts (ids joined by '+', sorted) a bank transaction split over two or more of them pays. */
+  settles?: string;
 }
 
 interface Series {
@@ -76,10 +78,10 @@ export function predictSeries(
   ctx: SeriesContext,
 ): void {
   const { asOf, end } = ctx;
-  const series = collectSeries(history, input.bankTxns, terms, scheduled, asOf);
+  const liabilities = accruals(input.liabilityLines);
+  const series = collectSeries(history, input.bankTxns, terms, scheduled, liabilities, asOf);
   const openPoDays = openOrderDays(input.purchaseOrders, poReasons);
   const leadTimes = orderLeadTimes(input.purchaseOrders, poReasons, input.items, history.bills, asOf);
-  const liabilities = accruals(input.liabilityLines);
   const billContacts = new Set<string>(scheduled);
   const bills: Rest = { values: [], lags: [], accountId: null };
   const bankIn: Rest = { values: [], lags: [], accountId: null };
@@ -95,7 +97,8 @@ export function predictSeries(
     // Payments that settle a liability account: their periods say when and how much (liabilities.ts).
     const settles = settlementOf(s, events, liabilities, asOf);
     if (settles) {
-      settledPoints(key, s, events, settles, input.accounts[settles.accountId]?.name ?? 'the account', ctx);
+      const names = settles.accountId.split('+').map((id) => input.accounts[id]?.name ?? 'the account');
+      settledPoints(key, s, events, settles, names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0]!, ctx);
       continue;
     }
     if (cadencePoints(key, s, events, poDay, ctx, detectCadence) || renewalSeries(key, s, events, poDay, contact ? leadTimes.get(contact) : undefined, ctx)) {
@@ -130,7 +133,14 @@ export function predictSeries(
 }
 
 /** The series: bills per supplier (history.ts), bank transactions per direction, contact (or reference) and account. */
-function collectSeries(history: LedgerHistory, bankTxns: readonly BankTxn[], terms: Terms, scheduled: ReadonlySet<string>, asOf: number): Map<string, Series> {
+function collectSeries(
+  history: LedgerHistory,
+  bankTxns: readonly BankTxn[],
+  terms: Terms,
+  scheduled: ReadonlySet<string>,
+  liabilities: ReadonlyMap<string, Accrual>,
+  asOf: number,
+): Map<string, Series> {
   const series = new Map<string, Series>();
   const push = (key: string, inflow: boolean, lag: number, bill: boolean, ev: Ev) => {
     const s = series.get(key);
@@ -149,10 +159,14 @@ function collectSeries(history: LedgerHistory, bankTxns: readonly BankTxn[], ter
     const a = amountOf(t.amount);
     const inflow = isPositive(a);
     const who = t.contactId ?? `ref:${normRef(t.reference)}`;
-    push(`bank:${inflow ? 'in' : 'out'}:${who}:${t.accountId ?? ''}`, inflow, 0, false, {
+    // Split over two or more liability accounts: a series of its own, that may settle them together (whatever the lines' order).
+    const split = t.accountIds?.filter((id) => liabilities.has(id));
+    const settles = split && split.length > 1 ? split.join('+') : undefined;
+    push(`bank:${inflow ? 'in' : 'out'}:${who}:${settles ?? t.accountId ?? ''}`, inflow, 0, false, {
       day,
       amount: inflow ? a : { cents: -a.cents || 0, extra: a.extra ? a.extra.neg() : null },
       accountId: t.accountId,
+      ...(settles ? { settles } : {}),
     });
   }
   return series;
@@ -219,9 +233,10 @@ function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: 
 
 /** The settlement model of a bank series of payments coded to a liability account with journals (liabilities.ts), else null. */
 function settlementOf(s: Series, { days, amounts }: ByDay, liabilities: ReadonlyMap<string, Accrual>, asOf: number): (SettlementModel & { accountId: string }) | null {
-  const accountId = amounts[amounts.length - 1]?.accountId;
-  const acc = accountId ? liabilities.get(accountId) : undefined;
-  if (s.bill || s.inflow || !acc) return null;
+  if (s.bill || s.inflow) return null;
+  const last = amounts[amounts.length - 1];
+  const acc = last?.settles ? combinedAccrual(last.settles.split('+').map((id) => liabilities.get(id)!)) : last?.accountId ? liabilities.get(last.accountId) : undefined;
+  if (!acc) return null;
   const model = settlementModel(days, amounts.map((e) => toDec(e.amount)), acc, asOf);
   return model ? Object.assign(model, { accountId: acc.accountId }) : null;
 }

@@ -48,9 +48,15 @@ export interface BankTxn {
   /** Signed: positive money in, negative money out; base currency. */
   amount: string;
   contactId: string | null;
-  /** The account (id) of its largest line. */
+  /** The account (id) of its first line. */
   accountId: string | null;
   reference: string | null;
+  /**
+   * Every account (id) its lines are coded to, sorted, when there are two or
+   * more (a GST return and the tax withheld paid in one transaction); absent
+   * for a transaction of one account.
+   */
+  accountIds?: string[];
 }
 
 export interface PurchaseOrder {

@@ -11,6 +11,7 @@ import { sql } from 'drizzle-orm';
 import { type Db, rows } from '../db.js';
 import { addDays, dateIn } from '../../domain/calendar.js';
 import { canonical } from '../../domain/money.js';
+import { cmpStr } from '../../domain/forecast/compare.js';
 import type { BankTxn, ContactCredit, ForecastInput, LiabilityLine, PurchaseOrder, RepeatingSchedule } from '../../domain/forecast/types.js';
 import { base, HISTORY_DAYS, loadHistory, loadOpenItems } from './forecast-items.js';
 import { loadAccounts, type OrgMeta } from './organisation.js';
@@ -19,7 +20,7 @@ import { loadManualItems } from './manual-items.js';
 import { cashBuffer, loadCalibration } from './calibration.js';
 import type { CalibrationState } from '../../domain/forecast/calibrate.js';
 
-/** A bank transaction row as the forecast's queries select it (signed amount, contact, first line's account code, reference). */
+/** A bank transaction row as the forecast's queries select it (signed amount, contact, first line's account code, reference, every line's codes). */
 export type BankTxnRow = {
   id: string;
   date: string;
@@ -27,19 +28,29 @@ export type BankTxnRow = {
   c: string | null;
   code: string | null;
   ref: string | null;
+  /** The distinct account codes of its lines when it has more than one line (else null). */
+  codes: string[] | null;
 };
 
-/** The engine's bank transaction of a row; the account code becomes the account id. */
+/** The columns of a BankTxnRow, of bank_transactions (the codes of a one-line transaction are not looked for). */
+export const BANK_TXN_COLUMNS = sql`id, date, case when type like 'SPEND%' then -total else total end as amount, contact_id as c,
+  lines->0->>'accountCode' as code, reference as ref,
+  case when jsonb_array_length(lines) > 1 then
+    (select jsonb_agg(distinct x->>'accountCode') from jsonb_array_elements(lines) x where x->>'accountCode' is not null) end as codes`;
+
+/** The engine's bank transaction of a row; the account codes become account ids. */
 export function bankTxnOf(t: BankTxnRow, idByCode: Map<string, string>): BankTxn {
-  return { id: t.id, date: t.date, amount: t.amount, contactId: t.c, accountId: t.code ? (idByCode.get(t.code) ?? null) : null, reference: t.ref };
+  const txn: BankTxn = { id: t.id, date: t.date, amount: t.amount, contactId: t.c, accountId: t.code ? (idByCode.get(t.code) ?? null) : null, reference: t.ref };
+  const ids = [...new Set((t.codes ?? []).map((c) => idByCode.get(c)).filter((id): id is string => id !== undefined))].sort(cmpStr);
+  if (ids.length > 1) txn.accountIds = ids;
+  return txn;
 }
 
 /** Spend- and receive-money transactions up to `asOf` (transfers between own accounts excluded). */
 export async function loadBankTxns(db: Db, orgId: string, asOf: string, idByCode: Map<string, string>, from?: string): Promise<BankTxn[]> {
   const list = await rows<BankTxnRow>(
     db,
-    sql`select id, date, case when type like 'SPEND%' then -total else total end as amount, contact_id as c,
-          lines->0->>'accountCode' as code, reference as ref
+    sql`select ${BANK_TXN_COLUMNS}
         from bank_transactions
         where org_id = ${orgId} and status = 'AUTHORISED' and type not like '%TRANSFER'
           and date <= ${asOf} and date >= ${from ?? addDays(asOf, -HISTORY_DAYS)}`,
@@ -88,7 +99,8 @@ export async function loadLiabilityLines(db: Db, orgId: string, asOf?: string): 
  * (credit) and spend-money transaction (debit; prepayments and overpayments
  * are read from the bank transactions, not again from their credit rows),
  * and the bank transactions coded to the account, which pay it (a spend
- * debits it) or bring a refund. Documents in the base currency at their
+ * debits it) or bring a refund (one split over several accounts: its lines
+ * coded to this one). Documents in the base currency at their
  * rate; bank transactions in the base currency only (a foreign account's
  * carry no rate). Empty without a GST account.
  */
@@ -110,10 +122,13 @@ export async function gstFromDocuments(db: Db, orgId: string, asOf?: string): Pr
           from bank_transactions t join organisations o on o.id = t.org_id
           where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.currency = o.base_currency and t.total_tax <> 0 ${upToDate('t.date', asOf)}
           union all
-          select t.date, case when t.type like 'SPEND%' then -t.total else t.total end
+          select t.date, case when t.type like 'SPEND%' then -1 else 1 end * case when jsonb_array_length(t.lines) > 1
+              then (select coalesce(sum((x->>'lineAmount')::numeric), 0) from jsonb_array_elements(t.lines) x where x->>'accountCode' = ${gst.code ?? ''})
+              else t.total end
           from bank_transactions t join organisations o on o.id = t.org_id
           where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.currency = o.base_currency
-            and t.lines->0->>'accountCode' = ${gst.code ?? ''} ${upToDate('t.date', asOf)}
+            and (t.lines->0->>'accountCode' = ${gst.code ?? ''} or (jsonb_array_length(t.lines) > 1 and t.lines @> ${JSON.stringify([{ accountCode: gst.code ?? '' }])}::jsonb))
+            ${upToDate('t.date', asOf)}
         ) x
         group by d
         order by d`,

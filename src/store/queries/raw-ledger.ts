@@ -11,7 +11,7 @@ import type { BankTxn, LedgerItem, LedgerStatus, LiabilityLine, PurchaseOrder } 
 import { base } from './forecast-items.js';
 import { loadAccounts, type OrgMeta } from './organisation.js';
 import { loadBankBalances } from './cash-position.js';
-import { bankTxnOf, type BankTxnRow, loadLiabilityLines, loadPurchaseOrders } from './forecast-input.js';
+import { BANK_TXN_COLUMNS, bankTxnOf, type BankTxnRow, loadLiabilityLines, loadPurchaseOrders } from './forecast-input.js';
 import { PAYMENT_SIGNED } from './payment-amounts.js';
 
 interface ItemRow extends Record<string, unknown> {
@@ -159,8 +159,7 @@ function paymentRows(db: Db, orgId: string, since: string | null) {
 function bankTxnRows(db: Db, orgId: string, since: string | null) {
   return rows<BankTxnRow & { acc: string; tr: boolean }>(
     db,
-    sql`select id, date, case when type like 'SPEND%' then -total else total end as amount, contact_id as c,
-          lines->0->>'accountCode' as code, reference as ref, bank_account_id as acc, type like '%TRANSFER' as tr
+    sql`select ${BANK_TXN_COLUMNS}, bank_account_id as acc, type like '%TRANSFER' as tr
         from bank_transactions where org_id = ${orgId} and status = 'AUTHORISED'${since === null ? sql`` : sql` and date >= ${since}`}
         order by id collate "C"`,
   );
