@@ -98,6 +98,25 @@ describe('the brief states the chance of running short (issue 17)', () => {
     expect(cushioned.bodyMarkdown).toMatch(/to cover that before week 5\.$/);
   });
 
+  it('Given futures that run short in different weeks (the forecast\'s cushion90 above any one week\'s P10 gap), Then the action lines up the cushion that keeps 9 futures in 10 above zero, and says what one week alone asks', () => {
+    const f = withBands(withShortfall(dip, 3_000, 0.45, 5, { ...overdue, overdue: [{ ...overdue.overdue![0]!, lift: '2500' }] }), 15_000);
+    f.forecast!.shortfall!.cushion90 = '7200';
+    const b = rulesBrief(f).recommendedAction;
+    expect(b.headline).toBe('Line up AUD 7,200 before week 5');
+    expect(b.bodyMarkdown).toBe(
+      'There is a **45%** chance cash goes below zero in the next 13 weeks; **AUD 7,200** lined up before week 5 keeps it above in 9 futures of 10 (each future\'s lowest week; one week at a time, the forecast\'s 80% band reaches AUD 6,000 below it by week 6). *Arrange a facility or move bills* to cover that before week 5; collecting on time lifts the lowest week by AUD 2,500 at most. Chase **Acme** for its AUD 12,000 overdue too.',
+    );
+    // A cushion equal to the worst week's gap (the futures short in one week): the week's words, as before.
+    f.forecast!.shortfall!.cushion90 = '6000';
+    expect(rulesBrief(f).recommendedAction.bodyMarkdown).toContain('in 1 future in 10 it is **AUD 6,000** short of it by week 6');
+    // No week's band below zero, yet 1 future in 10 or more short at some point: lined up before the likeliest first week.
+    const spread = withBands(withShortfall(dip, 3_000, 0.3, 7, { ...overdue, overdue: [{ ...overdue.overdue![0]!, lift: '500' }] }), 5_000);
+    spread.forecast!.shortfall!.cushion90 = '1500';
+    const a = rulesBrief(spread).recommendedAction;
+    expect(a.headline).toBe('Line up AUD 1,500 before week 7');
+    expect(a.bodyMarkdown).toContain('**AUD 1,500** lined up before week 7 keeps it above in 9 futures of 10 (each future\'s lowest week).');
+  });
+
   it('Given collecting an overdue customer on time would cover the worse futures, or a shortfall under 20%, or bands that stay above zero, Then the actions are as before', () => {
     const chase = { ...overdue, overdue: [{ ...overdue.overdue![0]!, lift: '7000' }] };
     expect(rulesBrief(withBands(withShortfall(dip, 3_000, 0.45, 5, chase), 15_000)).recommendedAction.headline).toBe('Chase Acme for AUD 12,000 overdue');

@@ -351,6 +351,9 @@ describe('forecast chart', () => {
     expect(out).toContain('░ 80% band (P10 to P90');
     expect(out).not.toContain('not yet calibrated');
     expect(out).toContain('chance of going below zero in the 13 weeks: 23%, most likely first in week 2 (2026-01-12)');
+    expect(out).not.toContain('line up');
+    const cushioned = forecastChart({ startingCash: '120', endingCash: '50', weeks, shortfall: { threshold: '0', probability: 0.23, firstLikelyWeekIndex: 1, cushion90: '1250.5' } }, { width: 40 });
+    expect(cushioned).toContain('cash to line up today to stay above zero in 9 futures of 10: 1,250.5');
     const uncalibrated = forecastChart({ startingCash: '1', endingCash: '1', weeks: [{ ...weeks[0]!, bands: { ...weeks[0]!.bands, calibrated: false } }] });
     expect(uncalibrated).toContain("not yet calibrated on this organisation's history");
   });

@@ -10,10 +10,10 @@ import { D, dec, isCanonical } from '../src/domain/money.js';
 import { addDays } from '../src/domain/calendar.js';
 import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
 import { projectForecast } from '../src/domain/forecast/project.js';
-import { levelSpreads, poissonSampler, rng, simulateForecast, withLevel } from '../src/domain/forecast/simulate.js';
+import { levelSpreads, poissonSampler, rng, simulateForecast, withLevel, type Simulation } from '../src/domain/forecast/simulate.js';
 import { calibrationSummary, centsText, forecastBands, simulatedBands } from '../src/domain/forecast/bands.js';
 import fc from 'fast-check';
-import { calibratedBand, conformalCdf, conformalQuantile, GAMMA, OnlineCalibrator, normalQuantile, scoreOf, TARGET_ALPHA, valueAt, type CalibrationState } from '../src/domain/forecast/calibrate.js';
+import { calibratedBand, conformalCdf, conformalQuantile, GAMMA, OnlineCalibrator, normalQuantile, quantileOf, scoreOf, TARGET_ALPHA, valueAt, type CalibrationState } from '../src/domain/forecast/calibrate.js';
 import { levelSpread, youngLevelSpread } from '../src/domain/forecast/seasonality.js';
 import { fiveQuantiles } from '../src/domain/forecast/behaviour.js';
 import { calibrationEvery } from '../src/backtest/calibrate.js';
@@ -194,11 +194,11 @@ describe('bands and the shortfall', () => {
 
   it('a rich business has no shortfall; one already below zero with nothing coming has one for certain, starting in week 1', () => {
     const rich = runForecast(business('10000000'), [BASE], NOW).payloads[0]!;
-    expect(rich.shortfall).toEqual({ threshold: '0', probability: 0, firstLikelyWeekIndex: null });
+    expect(rich.shortfall).toEqual({ threshold: '0', probability: 0, firstLikelyWeekIndex: null, cushion90: '0' });
     expect(rich.weeks.every((w) => w.shortfallProbability === 0)).toBe(true);
     const broke = runForecast(input({ bankAccounts: [{ id: 'b', name: 'b', currency: 'AUD', reconciledBalance: '-500', statementBalance: null, unreconciledNet: '0' }] }), [BASE], NOW)
       .payloads[0]!;
-    expect(broke.shortfall).toEqual({ threshold: '0', probability: 1, firstLikelyWeekIndex: 0 });
+    expect(broke.shortfall).toEqual({ threshold: '0', probability: 1, firstLikelyWeekIndex: 0, cushion90: '500' });
   });
 
   it("the shortfall probability is the share of futures that go below the threshold: a buffer raises it; it is at least any week's own", () => {
@@ -216,6 +216,26 @@ describe('bands and the shortfall', () => {
     let short = 0;
     for (let s = 0; s < sim.n; s++) if (Array.from({ length: 13 }, (_, k) => sim.closing[k * sim.n + s]!).some((c) => c < 5000)) short++;
     expect(atBuffer.shortfall!.probability).toBeCloseTo(short / sim.n, 4);
+    // The cushion: what 9 futures in 10 need to stay at or above 5,000 in every week (the 90th percentile of each one's largest
+    // shortfall), at least what the lowest week's P10 alone asks for.
+    const gaps = Array.from({ length: sim.n }, (_, s) => Math.max(0, 5000 - Math.min(...Array.from({ length: 13 }, (_, k) => sim.closing[k * sim.n + s]!)))).sort((a, b) => a - b);
+    const weekGap = Math.max(0, ...atBuffer.weeks.map((w) => 5000 - Number(w.bands!.closing.p10)));
+    expect(Number(atBuffer.shortfall!.cushion90)).toBeCloseTo(Math.max(weekGap, quantileOf(gaps, 0.9)), 2);
+  });
+
+  it('Given futures that run short in different weeks, Then the cushion that keeps 9 in 10 of them above zero is more than any one week\'s P10 asks for', () => {
+    // Ten futures: future s goes 10 x s below zero, the odd ones in week 3, the even ones in week 8; above zero otherwise.
+    const n = 10;
+    const closing = new Float64Array(13 * n).fill(1000);
+    for (let s = 0; s < n; s++) closing[(s % 2 ? 2 : 7) * n + s] = -10 * s;
+    const zeros = () => new Float64Array(13 * n);
+    const sim: Simulation = { n, opening: 1000, inflow: zeros(), outflow: zeros(), closing, receivables: zeros(), sales: zeros(), spend: zeros(), variance: [] };
+    const b = forecastBands(sim, null, 0);
+    // One week at a time, 1 future in 10 is 72 short in week 3 (the P10 of -90, -70, -50, -30, -10 and five at 1,000), 62 in week 8.
+    expect(b.weeks[2]!.bands.closing.p10).toBe('-72');
+    expect(b.weeks[7]!.bands.closing.p10).toBe('-62');
+    // Path by path, 9 futures in 10 are at most 81 short at their lowest (of 0, 10, ..., 90): lined up today, 81 keeps them above zero.
+    expect(b.shortfall).toMatchObject({ probability: 0.9, cushion90: '81' });
   });
 
   it('the point forecast is unchanged by the bands: the same weeks, totals and notes with and without them', () => {
@@ -271,6 +291,11 @@ describe('bands of any books (property)', () => {
         // Short in some week is at least as likely as short in the worst week (to a future's share of rounding).
         expect(s.probability).toBeGreaterThanOrEqual(worst - 0.002);
         expect(s.firstLikelyWeekIndex === null).toBe(s.probability === 0);
+        // The cushion: at least what any one week's P10 asks for; more only when over a tenth of the futures go short.
+        const weekGap = Math.max(0, ...p!.weeks.map((w) => threshold - Number(w.bands!.closing.p10)));
+        expect(Number(s.cushion90)).toBeGreaterThanOrEqual(Number(centsText(weekGap)));
+        if (s.probability < 0.1 - 0.005) expect(s.cushion90, `probability ${s.probability}`).toBe(centsText(weekGap));
+        if (s.probability > 0.1 + 0.005) expect(Number(s.cushion90), `probability ${s.probability}`).toBeGreaterThan(0);
         expect(p!.calibration === null).toBe(calibrationSummary(calibration) === null);
       }),
       { numRuns: 100 },

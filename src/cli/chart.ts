@@ -23,7 +23,7 @@ export interface ForecastChartInput {
   minClosingCashWeekIndex?: number | null | undefined;
   currency?: string | null | undefined;
   weeks: readonly { weekStart: string; weekEnd?: string; closing: string; bands?: { closing: { p10: string; p90: string }; calibrated?: boolean } | undefined }[];
-  shortfall?: { threshold: string; probability: number; firstLikelyWeekIndex: number | null } | undefined;
+  shortfall?: { threshold: string; probability: number; firstLikelyWeekIndex: number | null; cushion90?: string | undefined } | undefined;
   ledgerAlert?: { message: string; severity: string } | undefined;
 }
 
@@ -110,6 +110,7 @@ export function forecastChart(f: ForecastChartInput, opts: ChartOptions = {}): s
     const below = f.shortfall.threshold === '0' ? 'zero' : money(f.shortfall.threshold);
     const when = f.shortfall.firstLikelyWeekIndex !== null && weeks[f.shortfall.firstLikelyWeekIndex] ? `, most likely first in week ${f.shortfall.firstLikelyWeekIndex + 1} (${weeks[f.shortfall.firstLikelyWeekIndex]!.weekStart})` : '';
     lines.push(`chance of going below ${below} in the 13 weeks: ${pct}%${when}`);
+    if (f.shortfall.cushion90 !== undefined && Number(f.shortfall.cushion90) > 0) lines.push(`cash to line up today to stay above ${below} in 9 futures of 10: ${money(f.shortfall.cushion90)}`);
   }
   return `${lines.join('\n')}\n`;
 }

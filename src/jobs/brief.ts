@@ -116,7 +116,14 @@ export async function loadBriefFacts(db: Db, orgId: string, now: Date): Promise<
         .map((w, i) => ({ n: i + 1, weekStart: w.weekStart, inflow: w.inflow, outflow: w.outflow, net: w.net, closing: w.closing, ...(w.bands ? { closingP10: w.bands.closing.p10 } : {}) })),
       categories,
       ...(p.shortfall
-        ? { shortfall: { threshold: p.shortfall.threshold, probability: p.shortfall.probability, firstWeek: p.shortfall.firstLikelyWeekIndex === null ? null : p.shortfall.firstLikelyWeekIndex + 1 } }
+        ? {
+            shortfall: {
+              threshold: p.shortfall.threshold,
+              probability: p.shortfall.probability,
+              firstWeek: p.shortfall.firstLikelyWeekIndex === null ? null : p.shortfall.firstLikelyWeekIndex + 1,
+              ...(p.shortfall.cushion90 !== undefined ? { cushion90: p.shortfall.cushion90 } : {}),
+            },
+          }
         : {}),
     };
   }

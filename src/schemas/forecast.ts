@@ -191,6 +191,10 @@ export const Shortfall = z
     firstLikelyWeekIndex: z.number().int().nullable().openapi({
       description: 'The week (0-based index into weeks) in which a shortfall most often starts, among the simulated futures that have one; null when none has.',
     }),
+    cushion90: Money.optional().openapi({
+      description:
+        "The cash that, had the business it today, keeps closing cash at or above the threshold in every one of the 13 weeks in 9 futures of 10: the 90th percentile of each simulated future's largest shortfall, the weeks read at their calibrated bands (0 when 9 futures in 10 never fall below). At least the largest gap between the threshold and a week's closing P10 (that counts one week at a time). Absent in forecasts stored before it was added.",
+    }),
   })
   .openapi('Shortfall', { description: 'The probability of running short (docs/forecast.md#bands).' });
 

@@ -68,7 +68,13 @@ export interface BriefFacts {
     /** Categories (accounts) by size, at most 8. */
     categories: BriefCategory[];
     /** The chance of running short in the 13 weeks (engine version 3 snapshots on): the threshold, the probability, the likeliest first week (1-indexed). */
-    shortfall?: { threshold: string; probability: number; firstWeek: number | null };
+    shortfall?: {
+      threshold: string;
+      probability: number;
+      firstWeek: number | null;
+      /** The cash that keeps 9 futures in 10 at or above the threshold in every week (session 23 snapshots on: the forecast's shortfall.cushion90). */
+      cushion90?: string;
+    };
   } | null;
   /** The largest overdue customer balances, at most 5. */
   overdue: BriefDebtor[];
@@ -222,23 +228,32 @@ function riskSignalSection(f: BriefFacts, m: Money): BriefSection {
  * What a likely shortfall (SHORTFALL_SIGNAL or more) asks to have ready: the
  * most that any week's 80% band reaches below the threshold at its lower end
  * (closing P10: the week as 1 future in 10 has it) and that week, and the
- * first week whose band reaches below it (by when to have it); null without
- * a likely shortfall or a band below the threshold.
+ * first week whose band reaches below it (by when to have it); and, where the
+ * forecast states it (`pathwise`), the cash that keeps 9 futures in 10 above
+ * the threshold in every week, which is more when the futures run short in
+ * different weeks (it is then the amount; by when: the first week a band
+ * reaches below, else the likeliest first week of a shortfall). Null without
+ * a likely shortfall or anything to line up.
  */
-export function cushion(fc: NonNullable<BriefFacts['forecast']>): { amount: Dec; worstWeek: number; firstWeek: number } | null {
+export function cushion(fc: NonNullable<BriefFacts['forecast']>): { amount: Dec; worstWeek: number; firstWeek: number; weekGap: Dec | null; pathwise: boolean } | null {
   const s = fc.shortfall;
   if (!s || s.probability < SHORTFALL_SIGNAL) return null;
-  let amount: Dec | null = null;
+  let weekGap: Dec | null = null;
   let worstWeek = 0;
   let firstWeek = 0;
   for (const w of fc.weeks) {
     if (w.closingP10 === undefined) continue;
     const gap = dec(s.threshold).minus(w.closingP10);
     if (!gap.gt(0)) continue;
-    if (amount === null) firstWeek = w.n;
-    if (amount === null || gap.gt(amount)) [amount, worstWeek] = [gap, w.n];
+    if (weekGap === null) firstWeek = w.n;
+    if (weekGap === null || gap.gt(weekGap)) [weekGap, worstWeek] = [gap, w.n];
   }
-  return amount === null ? null : { amount, worstWeek, firstWeek };
+  const pathwise = s.cushion90 !== undefined && dec(s.cushion90).gt(weekGap ?? 0);
+  if (pathwise) {
+    const by = firstWeek || (s.firstWeek ?? fc.minWeek);
+    return { amount: dec(s.cushion90!), worstWeek: worstWeek || by, firstWeek: by, weekGap, pathwise };
+  }
+  return weekGap === null ? null : { amount: weekGap, worstWeek, firstWeek, weekGap, pathwise };
 }
 
 /**
@@ -263,9 +278,13 @@ function recommendedActionSection(f: BriefFacts, m: Money): BriefSection {
     // The largest overdue customer is still worth a call: named after the cushion.
     const chase = top ? ` Chase **${cleanName(top.name)}** for its ${m(top.amount)} overdue too.` : '';
     const by = need.worstWeek === need.firstWeek ? `in week ${need.worstWeek}` : `by week ${need.worstWeek}`;
+    const why = !need.pathwise
+      ? `in 1 future in 10 it is **${amount}** short of it ${by} (the lower end of the forecast's 80% band)`
+      : `**${amount}** lined up before week ${need.firstWeek} keeps it above in 9 futures of 10 (each future's lowest week` +
+        (need.weekGap ? `; one week at a time, the forecast's 80% band reaches ${m(need.weekGap.toFixed(2))} below it ${by})` : ')');
     return section(
       `Line up ${amount} before week ${need.firstWeek}`,
-      `There is a **${Math.round(s.probability * 100)}%** chance cash goes below ${below} in the next 13 weeks; in 1 future in 10 it is **${amount}** short of it ${by} (the lower end of the forecast's 80% band). ` +
+      `There is a **${Math.round(s.probability * 100)}%** chance cash goes below ${below} in the next 13 weeks; ${why}. ` +
         `*Arrange a facility or move bills* to cover that before week ${need.firstWeek}` +
         (most.gt(0) ? `; collecting on time lifts the lowest week by ${m(most.toFixed(2))} at most.` : '.') +
         chase,

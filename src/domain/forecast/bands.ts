@@ -9,7 +9,7 @@
  * whole cents, never added into the exact point figures.
  */
 import { canonical } from '../money.js';
-import { calibratedBand, calibratedCdf, FIGURES, quantileOf, scaleFor, usable, type CalibrationState, type Figure, type Quantiles, type Scale } from './calibrate.js';
+import { calibratedBand, calibratedCdf, calibratedQuantiles, FIGURES, quantileOf, scaleFor, usable, type CalibrationState, type Figure, type Quantiles, type Scale } from './calibrate.js';
 import type { Simulation } from './simulate.js';
 import { lowerBound } from './sorted.js';
 import type { Band, CalibrationSummary, Shortfall, WeekBands } from './types.js';
@@ -69,6 +69,8 @@ export function forecastBands(sim: Simulation, calibration: CalibrationState | n
   const paths = level ?? sim;
   const short = new Uint8Array(n);
   const first = new Int16Array(n).fill(-1);
+  // Each future's lowest closing cash over the weeks, at the calibrated value of its rank in each week.
+  const lowest = new Float64Array(n).fill(Infinity);
   const weeks = raw.map((rawWeek, k) => {
     const scales = Object.fromEntries(FIGURES.map((f) => [f, calibration ? scaleFor(calibration.horizons, k, f) : null])) as Record<Figure, Scale | null>;
     const calibrated = FIGURES.every((f) => scales[f] !== null);
@@ -81,10 +83,29 @@ export function forecastBands(sim: Simulation, calibration: CalibrationState | n
       band[f] = { p10: centsText(p10), p50: centsText(p50), p90: centsText(Math.max(p50, q.p90)) };
     }
     const pShort = probabilityBelow(paths, k, rawWeek.closing, calibrated ? scales.closing : null, threshold, prior?.[k]!.closing);
-    markShortFutures(paths, k, pShort, short, first);
+    const order = futuresByClosing(paths, k);
+    markShortFutures(order, k, pShort, short, first);
+    const valueAt = calibrated ? calibratedQuantiles(rawWeek.closing, scales.closing!, prior?.[k]!.closing) : null;
+    for (let i = 0; i < n; i++) {
+      const s = order[i]!;
+      lowest[s] = Math.min(lowest[s]!, valueAt ? valueAt((i + 0.5) / n) : paths.closing[k * n + s]!);
+    }
     return { bands: { ...band, calibrated }, shortfallProbability: round4(pShort) };
   });
-  return { weeks, shortfall: shortfallOf(short, first, threshold) };
+  // Never less than what one week's band alone asks for (the lowest closing P10 below the threshold).
+  const weekGap = Math.max(0, ...weeks.map((w) => threshold - Number(w.bands.closing.p10)));
+  return { weeks, shortfall: { ...shortfallOf(short, first, threshold), cushion90: centsText(Math.max(weekGap, cushionOf(lowest, threshold, 0.9))) } };
+}
+
+/**
+ * The cash that, had the business it today, keeps closing cash at or above
+ * the threshold in every week in a share `level` of the futures: that
+ * quantile of each future's largest shortfall (0 for a future never below).
+ */
+function cushionOf(lowest: Float64Array, threshold: number, level: number): number {
+  if (lowest.length === 0) return 0;
+  const gaps = Float64Array.from(lowest, (x) => (Number.isFinite(x) ? Math.max(0, threshold - x) : 0)).sort();
+  return Math.max(0, quantileOf(gaps as unknown as number[], level));
 }
 
 /**
@@ -101,12 +122,15 @@ function shareBelow(sorted: Float64Array, x: number): number {
   return lowerBound(sorted, x) / sorted.length;
 }
 
-/** Marks the futures short in week k: the lowest pShort share of them by closing cash. */
-function markShortFutures(sim: Simulation, k: number, pShort: number, short: Uint8Array, first: Int16Array): void {
+/** The futures in order of their closing cash in week k (lowest first; ties by index). */
+function futuresByClosing(sim: Simulation, k: number): number[] {
   const { n } = sim;
-  const m = Math.round(pShort * n);
-  if (m <= 0) return;
-  const order = Array.from({ length: n }, (_, s) => s).sort((a, b) => sim.closing[k * n + a]! - sim.closing[k * n + b]! || a - b);
+  return Array.from({ length: n }, (_, s) => s).sort((a, b) => sim.closing[k * n + a]! - sim.closing[k * n + b]! || a - b);
+}
+
+/** Marks the futures short in week k: the lowest pShort share of them by closing cash (`order`: futuresByClosing). */
+function markShortFutures(order: readonly number[], k: number, pShort: number, short: Uint8Array, first: Int16Array): void {
+  const m = Math.round(pShort * order.length);
   for (let i = 0; i < m; i++) {
     const s = order[i]!;
     if (!short[s]) {

@@ -256,10 +256,15 @@ export function calibratedCdf(sim: Quantiles, scale: Scale, x: number, prior?: Q
   return unwarp(conformalCdf(withPrior(scale.scores, priorScores(sim, prior)), scoreOf(sim, x)), scale.alpha);
 }
 
+/** The calibrated quantile function of a simulated band: the figure at any level q (0..1). */
+export function calibratedQuantiles(sim: Quantiles, scale: Scale, prior?: Quantiles): (q: number) => number {
+  const scores = withPrior(scale.scores, priorScores(sim, prior));
+  return (q) => valueAt(sim, conformalQuantile(scores, warp(q, scale.alpha)));
+}
+
 /** The calibrated 80% band of a simulated one. */
 export function calibratedBand(sim: Quantiles, scale: Scale, prior?: Quantiles): Quantiles {
-  const scores = withPrior(scale.scores, priorScores(sim, prior));
-  const at = (q: number) => valueAt(sim, conformalQuantile(scores, warp(q, scale.alpha)));
+  const at = calibratedQuantiles(sim, scale, prior);
   return { p10: at(0.1), p50: at(0.5), p90: at(0.9), ...(sim.floor !== undefined ? { floor: sim.floor } : {}) };
 }
 

@@ -221,6 +221,12 @@ export interface Shortfall {
   probability: number;
   /** The week (0-based) a shortfall most often starts in, among the futures that have one; null when none does. */
   firstLikelyWeekIndex: number | null;
+  /**
+   * The cash that, had the business it today, keeps closing cash at or above
+   * the threshold in every one of the weeks in 9 futures of 10 (0 when 9 in 10
+   * never fall below it). Absent in snapshots stored before session 23.
+   */
+  cushion90?: string;
 }
 
 /** The public face of the calibration (the API's `calibration`). */
