@@ -29,6 +29,7 @@ import { openStore } from '../src/store/db.js';
 import { orgMeta } from '../src/store/queries/organisation.js';
 import { loadRawLedger } from '../src/store/queries/raw-ledger.js';
 import { backtestLedger, type BacktestResult } from '../src/backtest/index.js';
+import type { ReliabilityTable } from '../src/domain/forecast/metrics.js';
 import { DEMO_ORGS } from '../src/server/demo.js';
 import { bestBaselinePinball, DEMO_SCHEMA, DEMO_TODAY, demoBusinessOfSeed, LAST_TWO_YEARS, loadDemo, readyLedger, type BenchLedger } from './demo-replays.js';
 import { BENCH_URL } from './gen-large-org.js';
@@ -89,22 +90,25 @@ class PooledReliability {
   private climatology = 0;
   private replays = 0;
 
-  add(b: BacktestResult): void {
+  constructor(private readonly what: string) {}
+
+  add(t: ReliabilityTable): void {
     this.replays++;
-    b.shortfall.bins.forEach((x, i) => {
-      const bin = this.bins[i]!;
+    // A table lists only the bins with cells: each by its own range.
+    for (const x of t.bins) {
+      const bin = this.bins[Math.min(9, Math.round(x.from * 10))]!;
       bin.n += x.n;
       bin.predicted += x.n * x.predicted;
       bin.observed += x.n * x.observed;
-    });
-    this.cells += b.shortfall.cells;
-    this.brier += b.shortfall.cells * b.shortfall.brier;
-    this.climatology += b.shortfall.cells * b.shortfall.brierClimatology;
+    }
+    this.cells += t.cells;
+    this.brier += t.cells * t.brier;
+    this.climatology += t.cells * t.brierClimatology;
   }
 
   table(): string[] {
     const out = [
-      `\nThe demo's kinds of business, ${this.replays} replays of their last two years pooled (${this.cells} cells): the shortfall probability (closing cash below the opening cash of the cut-off), Brier ${f(this.brier / this.cells)} (base rate ${f(this.climatology / this.cells)})`,
+      `\nThe demo's kinds of business, ${this.replays} replays of their last two years pooled (${this.cells} ${this.what}), Brier ${f(this.brier / this.cells)} (base rate ${f(this.climatology / this.cells)})`,
       '| predicted | cells | mean predicted | observed |',
       '|---|---|---|---|',
     ];
@@ -139,7 +143,11 @@ function row(name: string, b: BacktestResult): string {
 console.log('| replay | cut-offs | coverage80 receipts / payments / closing | by week ahead (min-max) | receipts pinball: cashline / best baseline | open receivables WAPE: cashline / due_date / median_delay | shortfall Brier: cashline / base rate |');
 console.log('|---|---|---|---|---|---|---|');
 const reliability: string[] = [];
-const pool = new PooledReliability();
+const pool = new PooledReliability('cells: the shortfall probability, closing cash below the opening cash of the cut-off');
+const poolAny = new PooledReliability("cut-offs: the forecast's shortfall.probability, closing cash below the cut-off's opening cash in some week of the 13");
+/** Per replay: the shortfall over the 13 weeks (the forecast's shortfall.probability) and its cushion90, the threshold the cut-off's opening cash. */
+const overall: string[] = [];
+const cushions = { cutoffs: 0, held: 0, stated: 0, statedHeld: 0 };
 for (const r of REPLAYS) {
   if (only && !r.name.toLowerCase().includes(only.toLowerCase())) continue;
   await ready(r.ledger);
@@ -159,12 +167,37 @@ for (const r of REPLAYS) {
   process.stderr.write(` (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
   console.log(row(r.name, b));
   // The demo's kinds of business, each replayed once over its last two years: their cells pooled (--reliability).
-  if (r.name.includes('weekly 2024-11-25..2026-08-17') && b.shortfall.brierClimatology > 0) pool.add(b);
+  if (r.name.includes('weekly 2024-11-25..2026-08-17') && b.shortfall.brierClimatology > 0) {
+    pool.add(b.shortfall);
+    poolAny.add(b.shortfallAnyWeek);
+    const c = b.cushion;
+    cushions.cutoffs += c.cutoffs;
+    cushions.held += c.cutoffs * (c.held ?? 0);
+    cushions.stated += c.whenStated.cutoffs;
+    cushions.statedHeld += c.whenStated.cutoffs * (c.whenStated.held ?? 0);
+  }
+  const a = b.shortfallAnyWeek;
+  const held = (x: number | null) => (x === null ? '-' : f(x));
+  overall.push(
+    `| ${r.name} | ${a.cells} | ${a.brierClimatology > 0 ? `${f(a.brier)} / ${f(a.brierClimatology)}` : 'no event'} | ${held(b.cushion.held)} | ${held(b.cushion.whenStated.held)} (${b.cushion.whenStated.cutoffs}) |`,
+  );
   if (r.ledger.schema.includes('synth') || args.includes('--reliability')) {
     reliability.push(`\n${r.name}: the shortfall probability (${b.shortfall.event}), Brier ${b.shortfall.brier} (base rate ${b.shortfall.brierClimatology})`);
     reliability.push('| predicted | cells | mean predicted | observed |', '|---|---|---|---|');
     for (const x of b.shortfall.bins) if (x.n > 0) reliability.push(binRow(x));
   }
 }
+console.log("\nOver the 13 weeks, per cut-off (the threshold the cut-off's opening cash): the forecast's shortfall.probability, and whether its cushion90 covered the largest fall below it that then happened (0.9 is right)");
+console.log('| replay | cut-offs | shortfall in some week: Brier / base rate | cushion90 held | held where it was above 0 (cut-offs) |');
+console.log('|---|---|---|---|---|');
+for (const line of overall) console.log(line);
 for (const line of reliability) console.log(line);
-if (args.includes('--reliability')) for (const line of pool.table()) console.log(line);
+if (args.includes('--reliability')) {
+  for (const line of pool.table()) console.log(line);
+  for (const line of poolAny.table()) console.log(line);
+  if (cushions.cutoffs > 0) {
+    console.log(
+      `\nThe same replays' cushion90 held on ${f(cushions.held / cushions.cutoffs)} of ${cushions.cutoffs} cut-offs; on ${cushions.stated ? f(cushions.statedHeld / cushions.stated) : '-'} of the ${cushions.stated} where it was above 0`,
+    );
+  }
+}

@@ -34,7 +34,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 
 function checkShape(r: BacktestResult, cutoffs: number) {
-  expect(Object.keys(r).sort()).toEqual(['cutoffs', 'methods', 'shortfall', 'weeks']);
+  expect(Object.keys(r).sort()).toEqual(['cushion', 'cutoffs', 'methods', 'shortfall', 'shortfallAnyWeek', 'weeks']);
   expect(r.cutoffs).toBe(cutoffs);
   expect(r.weeks).toBe(13);
   expect(Object.keys(r.methods).sort()).toEqual(['cashline', 'due_date', 'median_delay', 'naive_run_rate']);
@@ -46,6 +46,13 @@ function checkShape(r: BacktestResult, cutoffs: number) {
     }
   }
   expect(r.shortfall.cells).toBe(cutoffs * 13);
+  // Over the 13 weeks, one cell per cut-off: the shortfall's probability and whether its cushion covered what happened.
+  expect(r.shortfallAnyWeek.cells).toBe(cutoffs);
+  for (const b of r.shortfallAnyWeek.bins) expect(b.predicted >= 0 && b.predicted <= 1 && b.observed >= 0 && b.observed <= 1).toBe(true);
+  expect(r.cushion.level).toBe(0.9);
+  expect(r.cushion.cutoffs).toBe(cutoffs);
+  expect(r.cushion.held! >= 0 && r.cushion.held! <= 1).toBe(true);
+  expect(r.cushion.whenStated.cutoffs).toBeLessThanOrEqual(cutoffs);
 }
 
 /** The issue-17 band figures of a backtest, for the log. */

@@ -11,9 +11,9 @@ import { addDays } from '../src/domain/calendar.js';
 import { prepareForecast, runForecast } from '../src/domain/forecast/engine.js';
 import { projectForecast } from '../src/domain/forecast/project.js';
 import { levelSpreads, poissonSampler, rng, simulateForecast, withLevel, type Simulation } from '../src/domain/forecast/simulate.js';
-import { calibrationSummary, centsText, forecastBands, simulatedBands } from '../src/domain/forecast/bands.js';
+import { calibrationSummary, centsText, forecastBands, lowestBand, simulatedBands } from '../src/domain/forecast/bands.js';
 import fc from 'fast-check';
-import { calibratedBand, conformalCdf, conformalQuantile, GAMMA, OnlineCalibrator, normalQuantile, quantileOf, scoreOf, TARGET_ALPHA, valueAt, type CalibrationState } from '../src/domain/forecast/calibrate.js';
+import { calibratedBand, calibratedCdf, conformalCdf, conformalQuantile, GAMMA, OnlineCalibrator, normalQuantile, quantileOf, scoreOf, TARGET_ALPHA, valueAt, type CalibrationState } from '../src/domain/forecast/calibrate.js';
 import { levelSpread, youngLevelSpread } from '../src/domain/forecast/seasonality.js';
 import { fiveQuantiles } from '../src/domain/forecast/behaviour.js';
 import { calibrationEvery } from '../src/backtest/calibrate.js';
@@ -34,6 +34,15 @@ function business(cash = '10000') {
     doc({ kind: 'AP', contactId: 'supplier', issueDate: addDays(AS_OF, -10), total: '4000' }),
   ];
   return input({ items, bankAccounts: [{ id: 'bank-1', name: 'Cheque', currency: 'AUD', reconciledBalance: cash, statementBalance: null, unreconciledNet: '0' }] });
+}
+
+/** Ten futures: future s goes 10 x s below zero, the odd ones in week 3, the even ones in week 8; 1,000 otherwise. */
+function shortInDifferentWeeks(): Simulation {
+  const n = 10;
+  const closing = new Float64Array(13 * n).fill(1000);
+  for (let s = 0; s < n; s++) closing[(s % 2 ? 2 : 7) * n + s] = -10 * s;
+  const zeros = () => new Float64Array(13 * n);
+  return { n, opening: 1000, inflow: zeros(), outflow: zeros(), closing, receivables: zeros(), sales: zeros(), spend: zeros(), variance: [] };
 }
 
 describe('the simulation', () => {
@@ -224,13 +233,7 @@ describe('bands and the shortfall', () => {
   });
 
   it('Given futures that run short in different weeks, Then the cushion that keeps 9 in 10 of them above zero is more than any one week\'s P10 asks for', () => {
-    // Ten futures: future s goes 10 x s below zero, the odd ones in week 3, the even ones in week 8; above zero otherwise.
-    const n = 10;
-    const closing = new Float64Array(13 * n).fill(1000);
-    for (let s = 0; s < n; s++) closing[(s % 2 ? 2 : 7) * n + s] = -10 * s;
-    const zeros = () => new Float64Array(13 * n);
-    const sim: Simulation = { n, opening: 1000, inflow: zeros(), outflow: zeros(), closing, receivables: zeros(), sales: zeros(), spend: zeros(), variance: [] };
-    const b = forecastBands(sim, null, 0);
+    const b = forecastBands(shortInDifferentWeeks(), null, 0);
     // One week at a time, 1 future in 10 is 72 short in week 3 (the P10 of -90, -70, -50, -30, -10 and five at 1,000), 62 in week 8.
     expect(b.weeks[2]!.bands.closing.p10).toBe('-72');
     expect(b.weeks[7]!.bands.closing.p10).toBe('-62');
@@ -256,8 +259,8 @@ describe('bands of any books (property)', () => {
     alpha: fc.double({ min: 0, max: 1, noNaN: true }),
   });
   const state = fc.option(
-    fc.array(fc.record({ inflow: scale, outflow: scale, closing: scale }), { minLength: 13, maxLength: 13 }).map(
-      (horizons): CalibrationState => ({ method: 'simulation+adaptive-conformal', version: 4, asOf: AS_OF, cutoffs: 20, coverage80: 0.8, cells: 100, horizons }),
+    fc.tuple(fc.array(fc.record({ inflow: scale, outflow: scale, closing: scale }), { minLength: 13, maxLength: 13 }), fc.option(scale, { nil: undefined })).map(
+      ([horizons, lowest]): CalibrationState => ({ method: 'simulation+adaptive-conformal', version: 8, asOf: AS_OF, cutoffs: 20, coverage80: 0.8, cells: 100, horizons, ...(lowest ? { lowest } : {}) }),
     ),
   );
 
@@ -352,6 +355,37 @@ describe('calibration', () => {
     const raw = simulatedBands(simulateForecast(prepareForecast(books), BASE));
     const w = payload!.weeks[6]!.bands!.closing;
     expect(Number(w.p90) - Number(w.p10)).toBeGreaterThan(1.5 * (raw[6]!.closing.p90 - raw[6]!.closing.p10));
+  });
+
+  it('Given a calibration that has scored the lowest closing over the weeks, Then the shortfall over the weeks and the cushion are read from it: actual lows two band-widths above the simulated ones make both smaller', () => {
+    const sim = shortInDifferentWeeks();
+    const plain = forecastBands(sim, null, 0);
+    expect(plain.shortfall).toMatchObject({ probability: 0.9, cushion90: '81' });
+    // Weeks without scores (their bands the simulation's own); the lowest scored: every past low two band-widths above the simulated median.
+    const none = { scores: [], alpha: 0.2 };
+    const state: CalibrationState = { method: 'simulation+adaptive-conformal', version: 8, asOf: AS_OF, cutoffs: 20, coverage80: null, cells: 0, horizons: Array.from({ length: 13 }, () => ({ inflow: none, outflow: none, closing: none })), lowest: { scores: Array(40).fill(2), alpha: 0.2 } };
+    const raised = forecastBands(sim, state, 0);
+    expect(raised.weeks).toEqual(plain.weeks);
+    const low = lowestBand(sim, simulatedBands(sim)[0]!.closing.floor);
+    // Half the futures short in week 3, half in week 8: no week more than 0.5; over the weeks, as the scores have it.
+    expect(Math.max(...plain.weeks.map((w) => w.shortfallProbability))).toBe(0.5);
+    expect(raised.shortfall.probability).toBeCloseTo(Math.max(0.5, calibratedCdf(low, state.lowest!, 0)), 4);
+    expect(raised.shortfall.probability).toBeLessThan(plain.shortfall.probability);
+    // The cushion: what the weeks' P10 ask for (72 in week 3) at least, the calibrated low's P10 below zero if more.
+    expect(Number(raised.shortfall.cushion90)).toBeCloseTo(Math.max(72, -calibratedBand(low, state.lowest!).p10), 2);
+    expect(Number(raised.shortfall.cushion90)).toBeLessThan(81);
+  });
+
+  it('the calibrator scores the lowest closing over the weeks on a scale of its own, apart from the weeks\' coverage', () => {
+    const cal = new OnlineCalibrator(1);
+    const sim = { p10: -1, p50: 0, p90: 1 };
+    for (let i = 0; i < 10; i++) cal.observeLowest(i + 1, sim, i % 2 ? 0.5 : -0.5);
+    cal.advance(5);
+    expect(cal.lowest.scores).toEqual([-0.5, -0.5, -0.5, 0.5, 0.5]);
+    cal.advance();
+    expect(cal.lowest.scores).toHaveLength(10);
+    expect(cal.state(AS_OF)).toMatchObject({ cells: 0, coverage80: null, lowest: { scores: cal.lowest.scores } });
+    expect(cal.horizons[0]!.closing.scores).toEqual([]);
   });
 
   it('scores are positions in band units: -1 at P10, 0 at P50, +1 at P90; valueAt is their inverse', () => {

@@ -11,7 +11,8 @@ import { FIGURES, OnlineCalibrator, type CalibrationState, type Figure, type Qua
 import { trackWeeksOfReplay, type TrackEntry } from '../domain/forecast/accuracy.js';
 import { toDay } from '../domain/forecast/days.js';
 import type { RawLedger } from '../store/queries/raw-ledger.js';
-import { FIGURE_OF, forecastAt, indexLedger, MEASURES } from './replay.js';
+import { FIGURE_OF, forecastAt, indexLedger, MEASURES, type ReplayedCutoff } from './replay.js';
+import { lowestBand } from '../domain/forecast/bands.js';
 
 /** How far back the calibration replays, and how often at most (a large ledger replays fewer cut-offs: calibrationEvery). */
 export const CALIBRATION_DAYS = 728;
@@ -64,8 +65,16 @@ export function calibrateLedger(raw: RawLedger, today: string, onProgress?: (don
       if (known > end) break;
       for (const m of MEASURES) cal.observe(known, k, FIGURE_OF[m], r.raw[k]![FIGURE_OF[m]], r.actual[k]![m].toNumber(), r.level?.[k]![FIGURE_OF[m]]);
     }
+    if (r.known(WEEKS - 1) <= end) observeLowest(cal, r);
     onProgress?.(i + 1, cutoffs.length);
   });
   cal.advance();
   return { state: cal.state(today), track };
+}
+
+/** The lowest closing over a replayed cut-off's weeks, against its simulated band (and its common level's), known the day after the last week. */
+export function observeLowest(cal: OnlineCalibrator, r: ReplayedCutoff): void {
+  const y = Math.min(...r.actual.map((a) => a.closing.toNumber()));
+  const prior = r.levelSim && r.level ? lowestBand(r.levelSim, r.level[0]?.closing.floor) : undefined;
+  cal.observeLowest(r.known(WEEKS - 1), lowestBand(r.sim, r.raw[0]?.closing.floor), y, prior);
 }

@@ -15,16 +15,16 @@ import { orgMeta } from '../store/queries/organisation.js';
 import { loadRawLedger, type RawLedger } from '../store/queries/raw-ledger.js';
 import { D, dec, type Dec } from '../domain/money.js';
 import { addDays, dateIn } from '../domain/calendar.js';
-import { CALIBRATION_DAYS, calibrationEvery, MIN_HISTORY_DAYS } from './calibrate.js';
+import { CALIBRATION_DAYS, calibrationEvery, MIN_HISTORY_DAYS, observeLowest } from './calibrate.js';
 import { forEachOpenReceivable } from '../domain/forecast/project.js';
 import { toDec } from '../domain/forecast/cents.js';
 import type { ForecastInput, Scenario } from '../domain/forecast/types.js';
 import type { PreparedForecast } from '../domain/forecast/prepared.js';
 import { type Simulation } from '../domain/forecast/simulate.js';
-import { probabilityBelow, simulatedBands } from '../domain/forecast/bands.js';
+import { forecastBands, probabilityBelow, simulatedBands } from '../domain/forecast/bands.js';
 import { OnlineCalibrator, scaleFor } from '../domain/forecast/calibrate.js';
 import { WEEKS } from '../domain/forecast/project.js';
-import { ErrorBands, Reliability, Scorer, type HorizonMetric, type Metric, type ReliabilityTable } from '../domain/forecast/metrics.js';
+import { CushionCounter, ErrorBands, Reliability, Scorer, type CushionCoverage, type HorizonMetric, type Metric, type ReliabilityTable } from '../domain/forecast/metrics.js';
 import { fromDay, mondayOf, toDay } from '../domain/forecast/days.js';
 import { FIGURE_OF, forecastAt, horizonEnd, indexLedger, MEASURES, type Measure, type ReplayIndex } from './replay.js';
 import { baselineWeeks, naiveRunRate, type BaselineWeek } from './baselines.js';
@@ -64,6 +64,14 @@ export interface BacktestResult {
    * as the threshold), against whether it was.
    */
   shortfall: ReliabilityTable;
+  /**
+   * The same event in any of the 13 weeks, per cut-off: the probability the
+   * forecast's `shortfall` states (the threshold the cut-off's opening cash),
+   * against whether closing cash fell below it in some week.
+   */
+  shortfallAnyWeek: ReliabilityTable;
+  /** The forecast's cushion (`shortfall.cushion90`, the threshold the cut-off's opening cash) against the largest fall below it that then happened. */
+  cushion: CushionCoverage;
 }
 
 export interface BacktestOptions {
@@ -133,6 +141,8 @@ interface Replay {
   calibrator: OnlineCalibrator;
   openCalibrator: OnlineCalibrator;
   reliability: Reliability;
+  anyWeek: Reliability;
+  cushion: CushionCounter;
   errorBands: Record<Baseline, Record<Measure, ErrorBands>>;
   openBands: Record<Baseline, ErrorBands>;
 }
@@ -147,6 +157,8 @@ export function backtestLedger(raw: RawLedger, opts: BacktestOptions & { today: 
     calibrator: new OnlineCalibrator(WEEKS),
     openCalibrator: new OnlineCalibrator(WEEKS),
     reliability: new Reliability('closing cash below the opening cash of the cut-off'),
+    anyWeek: new Reliability('closing cash below the opening cash of the cut-off in some week of the 13'),
+    cushion: new CushionCounter(0.9),
     errorBands: Object.fromEntries(BASELINES.map((m) => [m, Object.fromEntries(MEASURES.map((x) => [x, new ErrorBands(WEEKS)]))])) as Replay['errorBands'],
     openBands: Object.fromEntries(BASELINES.map((m) => [m, new ErrorBands(WEEKS)])) as Replay['openBands'],
   };
@@ -159,7 +171,7 @@ export function backtestLedger(raw: RawLedger, opts: BacktestOptions & { today: 
     replayCutoff(r, cutoff, scoring);
     if (scoring) opts.onProgress?.({ done: ++done, total: cutoffs.length, cutoff });
   }
-  return { ...resultOf(cutoffs.length, r.score, r.diagnostics), shortfall: r.reliability.table() };
+  return { ...resultOf(cutoffs.length, r.score, r.diagnostics), shortfall: r.reliability.table(), shortfallAnyWeek: r.anyWeek.table(), cushion: r.cushion.table() };
 }
 
 /**
@@ -181,9 +193,17 @@ function learningCutoffs(ix: ReplayIndex, scored: readonly string[], every: numb
 function replayCutoff(r: Replay, cutoff: string, scoring: boolean): void {
   const C = toDay(cutoff);
   // Cashline: the point forecast, and the simulated bands calibrated on what was known by the cut-off.
-  const { input, prepared, payload, opening, actual, sim, raw, known, level, levelSim } = forecastAt(r.ix, cutoff, BASE);
+  const replayed = forecastAt(r.ix, cutoff, BASE);
+  const { input, prepared, payload, opening, actual, sim, raw, known, level, levelSim } = replayed;
   r.calibrator.advance(C);
-  if (scoring) r.calibrator.countCutoff();
+  if (scoring) {
+    r.calibrator.countCutoff();
+    // The forecast's own shortfall and cushion over the 13 weeks (the threshold today's cash), as the calibration then stood.
+    const { shortfall } = forecastBands(sim, r.calibrator.state(cutoff), opening.toNumber(), levelSim);
+    const lowest = Math.min(...actual.map((a) => a.closing.toNumber()));
+    r.anyWeek.add(shortfall.probability, lowest < opening.toNumber());
+    r.cushion.add(Number(shortfall.cushion90), Math.max(0, opening.toNumber() - lowest));
+  }
   payload.weeks.forEach((w, k) => {
     const points = { receipts: dec(w.inflow), payments: dec(w.outflow), closing: dec(w.closing) };
     for (const m of MEASURES) {
@@ -201,6 +221,7 @@ function replayCutoff(r: Replay, cutoff: string, scoring: boolean): void {
       r.calibrator.observe(known(k), k, f, raw[k]![f], y.toNumber(), level?.[k]![f]);
     }
   });
+  observeLowest(r.calibrator, replayed);
   for (const method of BASELINES) {
     let closing = opening;
     baselinePoints(r.ix, input, method).forEach((w, k) => {
@@ -254,7 +275,7 @@ function diagnose(ix: ReplayIndex, input: ForecastInput, prepared: PreparedForec
   }
 }
 
-function resultOf(cutoffs: number, score: Record<Method, ReturnType<typeof scorers>>, diagnostics: boolean): Omit<BacktestResult, 'shortfall'> {
+function resultOf(cutoffs: number, score: Record<Method, ReturnType<typeof scorers>>, diagnostics: boolean): Omit<BacktestResult, 'shortfall' | 'shortfallAnyWeek' | 'cushion'> {
   const metricsOf = (m: Method): MethodMetrics => ({
     receipts: score[m].all.receipts.metric(),
     payments: score[m].all.payments.metric(),
@@ -265,7 +286,7 @@ function resultOf(cutoffs: number, score: Record<Method, ReturnType<typeof score
     cashline: { ...metricsOf('cashline'), byHorizon },
     ...(Object.fromEntries(BASELINES.map((m) => [m, metricsOf(m)])) as Record<Baseline, MethodMetrics>),
   };
-  const result: Omit<BacktestResult, 'shortfall'> = { cutoffs, weeks: 13, methods };
+  const result: Omit<BacktestResult, 'shortfall' | 'shortfallAnyWeek' | 'cushion'> = { cutoffs, weeks: 13, methods };
   if (diagnostics) result.diagnostics = { openReceivables: Object.fromEntries(METHODS.map((m) => [m, score[m].open.metric()])) as Record<Method, Metric> };
   return result;
 }

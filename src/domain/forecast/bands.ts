@@ -53,11 +53,30 @@ export function simulatedBands(sim: Simulation): Record<Figure, Quantiles>[] {
 }
 
 /**
+ * Raw quantiles of each future's lowest closing cash over the weeks (a
+ * path's minimum): what the calibration scores and calibrates as `lowest`,
+ * the distribution the shortfall over the weeks and the cushion are read
+ * from. `floor`: the weeks' (simulatedBands).
+ */
+export function lowestBand(sim: Simulation, floor: number | undefined): Quantiles {
+  const { n } = sim;
+  const weeks = sim.closing.length / n;
+  const lowest = new Float64Array(n).fill(Infinity);
+  for (let k = 0; k < weeks; k++) for (let s = 0; s < n; s++) lowest[s] = Math.min(lowest[s]!, sim.closing[k * n + s]!);
+  return { ...simulatedQuantiles(lowest.sort()), ...(floor !== undefined ? { floor } : {}) };
+}
+
+/**
  * The bands of every week and the shortfall below `threshold`. With a
- * calibration, each week's marginal distribution is the calibrated one; the
- * futures keep their order within a week (a future's rank), so "any week"
- * counts the futures whose rank falls below the calibrated probability in
- * some week. The calibration scores the futures `sim` drawn item by item;
+ * calibration, each week's marginal distribution is the calibrated one. The
+ * shortfall over the weeks and the cushion (the cash that keeps 9 futures in
+ * 10 at or above the threshold in every week) are read from the lowest
+ * closing over the weeks: calibrated on its own (the calibration's `lowest`)
+ * once the organisation's history has scored it; before, from the futures,
+ * each keeping its order within a week (a future's rank) at the week's
+ * calibrated value, so "any week" counts the futures whose rank falls below
+ * the calibrated probability in some week. Either way never less likely, nor
+ * asking less, than any one week. The calibration scores the futures `sim` drawn item by item;
  * the same futures in a common level of sales and spending (`level`,
  * simulate.ts withLevel) are its prior, and the bands where it has nothing
  * yet.
@@ -92,9 +111,21 @@ export function forecastBands(sim: Simulation, calibration: CalibrationState | n
     }
     return { bands: { ...band, calibrated }, shortfallProbability: round4(pShort) };
   });
-  // Never less than what one week's band alone asks for (the lowest closing P10 below the threshold).
+  // Never less than what one week's band alone asks for (the lowest closing P10 below the threshold), nor less likely than any one week.
   const weekGap = Math.max(0, ...weeks.map((w) => threshold - Number(w.bands.closing.p10)));
-  return { weeks, shortfall: { ...shortfallOf(short, first, threshold), cushion90: centsText(Math.max(weekGap, cushionOf(lowest, threshold, 0.9))) } };
+  const weekP = Math.max(0, ...weeks.map((w) => w.shortfallProbability));
+  const byFutures = shortfallOf(short, first, threshold);
+  const scale = calibration?.lowest && usable(calibration.lowest) ? calibration.lowest : null;
+  if (!scale) return { weeks, shortfall: { ...byFutures, cushion90: centsText(Math.max(weekGap, cushionOf(lowest, threshold, 0.9))) } };
+  // Calibrated: the lowest closing over the weeks as the organisation's history has it (its own scale), whatever the weeks' ranks say.
+  const simLow = lowestBand(sim, raw[0]?.closing.floor);
+  const priorLow = level && prior ? lowestBand(level, prior[0]?.closing.floor) : undefined;
+  const probability = round4(Math.max(weekP, calibratedCdf(simLow, scale, threshold, priorLow)));
+  const p10 = calibratedQuantiles(simLow, scale, priorLow)(0.1);
+  // The week it most often starts in, among the futures short; when none is (each week's chance under half a future), the week lowest at its P10.
+  const lowWeek = weeks.reduce((best, w, k) => (Number(w.bands.closing.p10) < Number(weeks[best]!.bands.closing.p10) ? k : best), 0);
+  const firstLikelyWeekIndex = probability === 0 ? null : (byFutures.firstLikelyWeekIndex ?? lowWeek);
+  return { weeks, shortfall: { threshold: byFutures.threshold, probability, firstLikelyWeekIndex, cushion90: centsText(Math.max(weekGap, threshold - p10, 0)) } };
 }
 
 /**

@@ -56,9 +56,11 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * arrive (po-matching.ts orderLeadTimes). 7: payments that settle a
  * liability account (a GST return, the tax withheld, superannuation) are
  * what the account accrued over the period each settles (liabilities.ts),
- * not the median of the last three.
+ * not the median of the last three. 8: the lowest closing cash over the
+ * weeks is calibrated too (its own scale, `lowest`): the shortfall over the
+ * weeks and the cushion read it.
  */
-export const CALIBRATION_VERSION = 7;
+export const CALIBRATION_VERSION = 8;
 
 export interface Quantiles {
   p10: number;
@@ -78,7 +80,6 @@ export interface Scale {
   scores: number[];
   alpha: number;
 }
-
 /** What the nightly calibration stores (per organisation): a scale per horizon week (1-13) and figure. */
 export interface CalibrationState {
   method: string;
@@ -93,6 +94,12 @@ export interface CalibrationState {
   /** Cells behind coverage80. */
   cells: number;
   horizons: Record<Figure, Scale>[];
+  /**
+   * The lowest closing cash over the 13 weeks of each replayed cut-off (a
+   * path's minimum, not any one week's): its own scale (version 8 on; absent
+   * before), scored once the 13 weeks have happened.
+   */
+  lowest?: Scale;
 }
 
 /** The width a band side counts as: at least its floor, and a cent. */
@@ -270,6 +277,7 @@ export function calibratedBand(sim: Quantiles, scale: Scale, prior?: Quantiles):
 
 interface Pending {
   day: number;
+  /** The horizon week (0-based), or LOWEST: the lowest closing over the weeks. */
   horizon: number;
   figure: Figure;
   sim: Quantiles;
@@ -284,11 +292,17 @@ interface Pending {
  * a later cut-off lets in everything known by then, scoring each band as it
  * was calibrated when it was made and stepping alpha.
  */
+/** The pending horizon of the lowest closing over the weeks. */
+const LOWEST = -1;
+
 export class OnlineCalibrator {
   private readonly pending: Pending[] = [];
   /** The scores of each horizon and figure in the order they arrived (the window's queue). */
   private readonly arrivals: Partial<Record<Figure, number[]>>[];
   readonly horizons: Record<Figure, Scale>[];
+  /** The lowest closing over the weeks: its scale and its scores in the order they arrived. */
+  readonly lowest: Scale = { scores: [], alpha: TARGET_ALPHA };
+  private readonly lowestArrivals: number[] = [];
   private hits = 0;
   private cells = 0;
   private cutoffs = 0;
@@ -327,6 +341,15 @@ export class OnlineCalibrator {
     this.pending.push({ day, horizon: h, figure, sim, y, shown: this.calibrated(h, figure, sim, prior) });
   }
 
+  /**
+   * A cut-off's simulated band of the lowest closing over its weeks (and its
+   * common level's) and the lowest that happened, known from `day` on (the
+   * day after the last week).
+   */
+  observeLowest(day: number, sim: Quantiles, y: number, prior?: Quantiles): void {
+    this.pending.push({ day, horizon: LOWEST, figure: 'closing', sim, y, shown: usable(this.lowest) ? calibratedBand(sim, this.lowest, prior) : null });
+  }
+
   /** A replayed cut-off was forecast. */
   countCutoff(): void {
     this.cutoffs++;
@@ -338,16 +361,20 @@ export class OnlineCalibrator {
     let i = 0;
     for (; i < this.pending.length && this.pending[i]!.day <= day; i++) {
       const o = this.pending[i]!;
-      const scale = this.horizons[o.horizon]![o.figure];
+      const lowest = o.horizon === LOWEST;
+      const scale = lowest ? this.lowest : this.horizons[o.horizon]![o.figure];
       if (o.shown) {
         // ACI judges the band the forecast showed at its cut-off (Gibbs and Candès: err_t of the set built with alpha_t).
         const hit = o.y >= o.shown.p10 && o.y <= o.shown.p90;
-        this.cells++;
-        if (hit) this.hits++;
+        // coverage80 is the weeks' (the lowest over them is a figure of its own).
+        if (!lowest) {
+          this.cells++;
+          if (hit) this.hits++;
+        }
         // alpha_{t+1} = alpha_t + gamma (target - err_t), on the horizon's own level.
         scale.alpha = Math.min(0.95, Math.max(0.01, scale.alpha + GAMMA * (TARGET_ALPHA - (hit ? 0 : 1))));
       }
-      const order = (this.arrivals[o.horizon]![o.figure] ??= []);
+      const order = lowest ? this.lowestArrivals : (this.arrivals[o.horizon]![o.figure] ??= []);
       const score = scoreOf(o.sim, o.y);
       order.push(score);
       insertSorted(scale.scores, score);
@@ -366,6 +393,7 @@ export class OnlineCalibrator {
       coverage80: this.cells ? this.hits / this.cells : null,
       cells: this.cells,
       horizons: this.horizons,
+      lowest: this.lowest,
     };
   }
 }

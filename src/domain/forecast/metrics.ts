@@ -152,3 +152,44 @@ export class Reliability {
     };
   }
 }
+
+/** How often a stated cushion covered what happened: the share of cut-offs whose largest shortfall was at most the cushion. */
+export interface CushionCoverage {
+  /** The share of futures the cushion is stated for (0.9: 9 in 10). */
+  level: number;
+  cutoffs: number;
+  /** The share of cut-offs whose actual largest shortfall (over the 13 weeks) was at most the cushion stated at the cut-off. */
+  held: number | null;
+  /** The same, of the cut-offs with a cushion above 0 (a shortfall stated as more likely than 1 in 10). */
+  whenStated: { cutoffs: number; held: number | null };
+}
+
+/** Counts, cut-off by cut-off, whether the cushion stated covered the shortfall that then happened. */
+export class CushionCounter {
+  private n = 0;
+  private held = 0;
+  private stated = 0;
+  private statedHeld = 0;
+
+  constructor(private readonly level: number) {}
+
+  add(cushion: number, shortfall: number): void {
+    const ok = shortfall <= cushion + 0.005;
+    this.n++;
+    if (ok) this.held++;
+    if (cushion > 0) {
+      this.stated++;
+      if (ok) this.statedHeld++;
+    }
+  }
+
+  table(): CushionCoverage {
+    const r4 = (x: number) => Math.round(x * 10_000) / 10_000;
+    return {
+      level: this.level,
+      cutoffs: this.n,
+      held: this.n ? r4(this.held / this.n) : null,
+      whenStated: { cutoffs: this.stated, held: this.stated ? r4(this.statedHeld / this.stated) : null },
+    };
+  }
+}
