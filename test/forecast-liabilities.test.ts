@@ -239,6 +239,10 @@ describe('a GST return pays what its quarter accrued', () => {
     const items = itemOf(i);
     expect(items[0]!.reason).toMatch(/8 of the last 8 each what it owed at the end of a month, the last on 2026-11-24/);
     expect(items.slice(0, 3).map((x) => x.expectedDate)).toEqual(['2026-12-21', '2027-01-21', '2027-02-21']);
+    // Three months only (August's, September's on the 21st, October's on the 24th): the first counts too, two to one.
+    const few = itemOf(monthly('2026-11-25', '2026-08-01', [], { '2026-11-21': '2026-11-24' }));
+    expect(few[0]!.reason).toMatch(/3 of the last 3 each what it owed at the end of a month/);
+    expect(few[0]!.expectedDate).toBe('2026-12-21');
   });
 
   it('Given a month\'s tax not paid on its day, Then it is still owed: forecast today; two months unpaid and the series has stopped being paid this way', () => {

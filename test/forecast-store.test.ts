@@ -247,12 +247,16 @@ describe.each(BACKENDS)('forecast job on %s', (kind) => {
       txn('t-gst', 'SPEND', '2026-07-28', '50', '0', [line('820', '50')]),
       txn('t-sale', 'RECEIVE', '2026-10-05', '110', '10', [line('200', '100', '10')]),
       txn('t-two', 'SPEND', '2026-10-06', '30', '0', [line('825', '10'), line('825', '20')]), // two lines of one account: one account
+      txn('t-odd', 'SPEND', '2026-10-07', '40', '0', []),
     ]);
+    // Lines that are not an array (the column takes any JSON): read as a transaction without lines, not a failed load.
+    await db.execute(sql`update bank_transactions set lines = '{"accountCode":"820"}'::jsonb where org_id = ${other} and id = 't-odd'`);
     const org = (await orgMeta(db, other))!;
     const input = await loadForecastInput(db, org, '2026-11-23');
     const byId = new Map(input.bankTxns.map((t) => [t.id, t]));
     expect(byId.get('t-split')).toMatchObject({ amount: '-1000', accountId: 'z-payg', accountIds: ['a-gst', 'z-payg'] });
-    for (const id of ['t-gst', 't-sale', 't-two']) expect(byId.get(id)!.accountIds).toBeUndefined();
+    for (const id of ['t-gst', 't-sale', 't-two', 't-odd']) expect(byId.get(id)!.accountIds).toBeUndefined();
+    expect(byId.get('t-odd')).toMatchObject({ amount: '-40', accountId: null });
     const raw = await loadRawLedger(db, org);
     expect(raw.bankTxns.find((t) => t.id === 't-split')).toMatchObject({ accountIds: ['a-gst', 'z-payg'] });
     // No journals: the GST account from the documents; of the split return only its 700 of GST.

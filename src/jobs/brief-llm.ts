@@ -71,7 +71,7 @@ const SYSTEM = [
   'and each R is {"kind":"customer","key":K,"displayName":N} or {"kind":"category","key":K,"displayName":N} or {"kind":"week","weekNumber":1-13},',
   'using only the keys and names given in the facts (customers: overdue[].key/name and collect.key/name; categories: forecast.categories[].key/name; weeks: forecast.weeks[].n).',
   'mainDriver: what moves cash most over the 13 weeks. riskSignal: the most important risk. recommendedAction: one concrete action (when collect is given: collecting that invoice lifts the lowest week by collect.lift).',
-  'forecast.shortfall.probability is the chance cash goes below forecast.shortfall.threshold in the 13 weeks; forecast.weeks[].closingP10 is the week\'s closing cash in 1 future in 10 (the lower end of its 80% band): how much to have ready when a shortfall is likely.',
+  'forecast.shortfall.probability is the chance cash goes below forecast.shortfall.threshold in the 13 weeks; forecast.weeks[].closingP10 is the week\'s closing cash in 1 future in 10 (the lower end of its 80% band); forecast.shortfall.cushion90, when given, is the cash that keeps 9 futures in 10 above the threshold in every week: how much to have ready when a shortfall is likely (else the largest gap between the threshold and a week\'s closingP10).',
   'Amounts are in the currency given; quote them as given, never invent figures.',
 ].join('\n');
 

@@ -189,11 +189,12 @@ export const Shortfall = z
     threshold: Money.openapi({ description: "Closing cash below this is a shortfall: the organisation's cash buffer, else 0." }),
     probability: z.number().min(0).max(1).openapi({ description: 'Probability that closing cash falls below the threshold in at least one of the 13 weeks (whatever `weeks` returns).' }),
     firstLikelyWeekIndex: z.number().int().nullable().openapi({
-      description: 'The week (0-based index into weeks) in which a shortfall most often starts, among the simulated futures that have one; null when none has.',
+      description:
+        'The week (0-based index into weeks) in which a shortfall most often starts, among the simulated futures that have one; when the calibrated chance is above 0 but no single future runs short, the week whose closing P10 is lowest; null when probability is 0.',
     }),
     cushion90: Money.optional().openapi({
       description:
-        "The cash that, had the business it today, keeps closing cash at or above the threshold in every one of the 13 weeks in 9 futures of 10: the 90th percentile of each simulated future's largest shortfall, the weeks read at their calibrated bands (0 when 9 futures in 10 never fall below). At least the largest gap between the threshold and a week's closing P10 (that counts one week at a time). Absent in forecasts stored before it was added.",
+        "The cash that, had the business it today, keeps closing cash at or above the threshold in every one of the 13 weeks in 9 futures of 10 (0 when 9 futures in 10 never fall below): the threshold less the 10th percentile of the lowest closing over the weeks, calibrated on the organisation's history; before that can be calibrated, the least of the simulated futures' largest shortfalls that covers 9 in 10 of them, the weeks read at their calibrated bands. Never less than the largest gap between the threshold and a week's closing P10 (which counts one week at a time). Absent in forecasts stored before it was added.",
     }),
   })
   .openapi('Shortfall', { description: 'The probability of running short (docs/forecast.md#bands).' });

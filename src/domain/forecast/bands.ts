@@ -115,12 +115,16 @@ export function forecastBands(sim: Simulation, calibration: CalibrationState | n
   const weekGap = Math.max(0, ...weeks.map((w) => threshold - Number(w.bands.closing.p10)));
   const weekP = Math.max(0, ...weeks.map((w) => w.shortfallProbability));
   const byFutures = shortfallOf(short, first, threshold);
+  const byRanks = { weeks, shortfall: { ...byFutures, cushion90: centsText(Math.max(weekGap, cushionOf(lowest, threshold, 0.9))) } };
   const scale = calibration?.lowest && usable(calibration.lowest) ? calibration.lowest : null;
-  if (!scale) return { weeks, shortfall: { ...byFutures, cushion90: centsText(Math.max(weekGap, cushionOf(lowest, threshold, 0.9))) } };
-  // Calibrated: the lowest closing over the weeks as the organisation's history has it (its own scale), whatever the weeks' ranks say.
+  if (!scale) return byRanks;
+  // Calibrated: the lowest closing over the weeks as the organisation's history has it (its own scale), whatever the weeks' ranks say;
+  // unless that says more than the weeks can (short in some week is at most as likely as the weeks' chances added up).
   const simLow = lowestBand(sim, raw[0]?.closing.floor);
   const priorLow = level && prior ? lowestBand(level, prior[0]?.closing.floor) : undefined;
-  const probability = round4(Math.max(weekP, calibratedCdf(simLow, scale, threshold, priorLow)));
+  const pLow = calibratedCdf(simLow, scale, threshold, priorLow);
+  if (pLow > weeks.reduce((a, w) => a + w.shortfallProbability, 0)) return byRanks;
+  const probability = round4(Math.max(weekP, pLow));
   const p10 = calibratedQuantiles(simLow, scale, priorLow)(0.1);
   // The week it most often starts in, among the futures short; when none is (each week's chance under half a future), the week lowest at its P10.
   const lowWeek = weeks.reduce((best, w, k) => (Number(w.bands.closing.p10) < Number(weeks[best]!.bands.closing.p10) ? k : best), 0);
@@ -130,13 +134,14 @@ export function forecastBands(sim: Simulation, calibration: CalibrationState | n
 
 /**
  * The cash that, had the business it today, keeps closing cash at or above
- * the threshold in every week in a share `level` of the futures: that
- * quantile of each future's largest shortfall (0 for a future never below).
+ * the threshold in every week in a share `level` of the futures: the least
+ * largest shortfall that covers that many of them (an order statistic, so
+ * 0 when that many never go below).
  */
 function cushionOf(lowest: Float64Array, threshold: number, level: number): number {
   if (lowest.length === 0) return 0;
   const gaps = Float64Array.from(lowest, (x) => (Number.isFinite(x) ? Math.max(0, threshold - x) : 0)).sort();
-  return Math.max(0, quantileOf(gaps as unknown as number[], level));
+  return gaps[Math.max(0, Math.ceil(level * gaps.length) - 1)]!;
 }
 
 /**

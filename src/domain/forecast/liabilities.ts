@@ -167,7 +167,9 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
   // When it pays after a period: as it most often does for periods of this length (ties: the latest; a business that went from
   // quarterly to monthly returns pays the months on their own day), or as the same period a year before when that was at most a
   // month from the usual (a tax office's December exception; a return paid months late is not taken for its due day).
-  const ofLength = matched.filter((m, i) => i > 0 && monthIndex(m.end) - monthIndex(matched[i - 1]!.end) === months);
+  // A payment's period length: the months since the one before's end (the first's: as its successor's).
+  const gapAt = (i: number) => monthIndex(matched[i]!.end) - monthIndex(matched[i - 1]!.end);
+  const ofLength = matched.filter((_, i) => (i > 0 ? gapAt(i) : matched.length > 1 && gapAt(1)) === months);
   const usual = mostFrequent((ofLength.length ? ofLength : matched).map((m) => m.due), (due) => `${due.months}:${due.dom}`)!;
   // The same period: one ending a year before, of as many months (unless it is the first one settled: nothing tells).
   const sameBefore = (end: number) => {

@@ -219,7 +219,7 @@ export interface Shortfall {
   threshold: string;
   /** Probability that closing cash falls below the threshold in at least one of the weeks. */
   probability: number;
-  /** The week (0-based) a shortfall most often starts in, among the futures that have one; null when none does. */
+  /** The week (0-based) a shortfall most often starts in, among the futures that have one (none: the week lowest at its closing P10); null when probability is 0. */
   firstLikelyWeekIndex: number | null;
   /**
    * The cash that, had the business it today, keeps closing cash at or above

@@ -35,7 +35,7 @@ export type BankTxnRow = {
 /** The columns of a BankTxnRow, of bank_transactions (the codes of a one-line transaction are not looked for). */
 export const BANK_TXN_COLUMNS = sql`id, date, case when type like 'SPEND%' then -total else total end as amount, contact_id as c,
   lines->0->>'accountCode' as code, reference as ref,
-  case when jsonb_array_length(lines) > 1 then
+  case when jsonb_typeof(lines) <> 'array' then null when jsonb_array_length(lines) > 1 then
     (select jsonb_agg(distinct x->>'accountCode') from jsonb_array_elements(lines) x where x->>'accountCode' is not null) end as codes`;
 
 /** The engine's bank transaction of a row; the account codes become account ids. */
@@ -122,12 +122,12 @@ export async function gstFromDocuments(db: Db, orgId: string, asOf?: string): Pr
           from bank_transactions t join organisations o on o.id = t.org_id
           where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.currency = o.base_currency and t.total_tax <> 0 ${upToDate('t.date', asOf)}
           union all
-          select t.date, case when t.type like 'SPEND%' then -1 else 1 end * case when jsonb_array_length(t.lines) > 1
+          select t.date, case when t.type like 'SPEND%' then -1 else 1 end * case when jsonb_typeof(t.lines) <> 'array' then t.total when jsonb_array_length(t.lines) > 1
               then (select coalesce(sum((x->>'lineAmount')::numeric), 0) from jsonb_array_elements(t.lines) x where x->>'accountCode' = ${gst.code ?? ''})
               else t.total end
           from bank_transactions t join organisations o on o.id = t.org_id
           where t.org_id = ${orgId} and t.status = 'AUTHORISED' and t.type not like '%TRANSFER' and t.currency = o.base_currency
-            and (t.lines->0->>'accountCode' = ${gst.code ?? ''} or (jsonb_array_length(t.lines) > 1 and t.lines @> ${JSON.stringify([{ accountCode: gst.code ?? '' }])}::jsonb))
+            and (t.lines->0->>'accountCode' = ${gst.code ?? ''} or (case when jsonb_typeof(t.lines) = 'array' then jsonb_array_length(t.lines) > 1 else false end and t.lines @> ${JSON.stringify([{ accountCode: gst.code ?? '' }])}::jsonb))
             ${upToDate('t.date', asOf)}
         ) x
         group by d
