@@ -12,7 +12,7 @@ import { projectForecast } from '../src/domain/forecast/project.js';
 import { accruals, settlementModel } from '../src/domain/forecast/liabilities.js';
 import { fromDay, toDay } from '../src/domain/forecast/days.js';
 import type { BankTxn, ForecastInput, LiabilityLine } from '../src/domain/forecast/types.js';
-import { input } from './helpers/forecast-input.js';
+import { doc, input } from './helpers/forecast-input.js';
 import { accounts, BAS_DATES, BASE, GST, NOW, quarterOf } from './helpers/gst-books.js';
 
 const ITEM = `recurring:bank:out:tax-office:${GST}`;
@@ -199,6 +199,20 @@ describe('a GST return pays what its quarter accrued', () => {
       expect([`recurring:bank:out:tax-office:${GST}`, `recurring:bank:out:tax-office:${PAYG}`]).toContain(x.itemId);
       expect(x.reason).not.toMatch(/settle/);
     }
+  });
+
+  it('Given each return raised as a bill to the tax office on its day (as Xero\'s published activity statement leaves one) and paid 14 days later, Then the next is the bill of what the quarter accrued, paid 14 days after its day', () => {
+    const asOf = '2027-01-06';
+    const { g, input: i } = books(asOf, seasonal);
+    // The same returns as bills: each raised on the tax office's date (its journal line debits the account that day), paid 14 days on.
+    const bills = i.bankTxns.map((t) => doc({ kind: 'AP', contactId: 'tax-office', issueDate: t.date, dueDate: addDays(t.date, 14), status: 'PAID', paidDate: addDays(t.date, 14), total: dec(t.amount).negated().toFixed(), accountId: GST }));
+    const out = runForecast({ ...i, bankTxns: [], items: bills }, [BASE], NOW).items[0]!.filter((x) => x.direction === 'out');
+    const bas = out.filter((x) => x.itemId === 'recurring:bill:tax-office');
+    expect(bas).toHaveLength(1);
+    // The October quarter's bill on 28 February (as a year before), its cash on 14 March.
+    expect(bas[0]!.expectedDate).toBe('2027-03-14');
+    expect(bas[0]!.amount).toBeMoney(g.accrued('2026-10-01', '2026-12-31').toFixed(2));
+    expect(bas[0]!.reason).toMatch(/^bills of this supplier that settle GST \(\d+ of the last \d+ each what it owed at the end of a 3-month period, the last on 2026-10-28\): this one paying what accrued in GST from 2026-10-01 to 2026-12-31 .*, due as the same period was a year before, paid 14 days after each bill/);
   });
 
   /** A sales tax account from `start`: 10 accrued a day, each month's paid on the 21st of the next (but those in `unpaid`, and those `moved` to another day of the month). */

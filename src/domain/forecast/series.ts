@@ -99,6 +99,7 @@ export function predictSeries(
     if (settles) {
       const names = settles.accountId.split('+').map((id) => input.accounts[id]?.name ?? 'the account');
       settledPoints(key, s, events, settles, names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0]!, ctx);
+      if (contact) billContacts.add(contact);
       continue;
     }
     if (cadencePoints(key, s, events, poDay, ctx, detectCadence) || renewalSeries(key, s, events, poDay, contact ? leadTimes.get(contact) : undefined, ctx)) {
@@ -231,12 +232,18 @@ function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: 
   return true;
 }
 
-/** The settlement model of a bank series of payments coded to a liability account with journals (liabilities.ts), else null. */
+/**
+ * The settlement model (liabilities.ts) of a series that pays a liability
+ * account with journals: bank payments coded to it, or a supplier's bills
+ * (the tax office's bill for a return: its lines debit the account the day
+ * it is raised, and the cash follows after the bill's terms); else null.
+ */
 function settlementOf(s: Series, { days, amounts }: ByDay, liabilities: ReadonlyMap<string, Accrual>, asOf: number): (SettlementModel & { accountId: string }) | null {
-  if (s.bill || s.inflow) return null;
+  if (s.inflow) return null;
   const last = amounts[amounts.length - 1];
   const acc = last?.settles ? combinedAccrual(last.settles.split('+').map((id) => liabilities.get(id)!)) : last?.accountId ? liabilities.get(last.accountId) : undefined;
   if (!acc) return null;
+  // A bill's period is settled the day it is raised: the model is of those days (its cash: `lag` days on).
   const model = settlementModel(days, amounts.map((e) => toDec(e.amount)), acc, asOf);
   return model ? Object.assign(model, { accountId: acc.accountId }) : null;
 }
@@ -246,22 +253,24 @@ function settlementOf(s: Series, { days, amounts }: ByDay, liabilities: Readonly
  * payment in the horizon on its due day (today when that has passed: the
  * period is still owed), at what the account accrued over the period; only
  * the part still to accrue varies in the futures. Nothing for a period that
- * accrued nothing (or less).
+ * accrued nothing (or less). A supplier's bills: each period's bill on its
+ * due day, its cash `lag` days later (the bill's terms and the business's
+ * bill delay).
  */
 function settledPoints(key: string, s: Series, { days, amounts }: ByDay, model: SettlementModel, account: string, ctx: SeriesContext): void {
   const spread = relativeSpread(amounts.slice(-6).map((e) => toF(e.amount)));
   const lastEv = amounts[amounts.length - 1]!;
-  for (const p of model.schedule(ctx.end)) {
+  for (const p of model.schedule(ctx.end - s.lag)) {
     if (p.amount.cents <= 0 && !p.amount.extra?.gt(0)) continue;
     const when = p.day > p.due ? `due ${fromDay(p.due)} and still owed` : p.dueFrom === 'year_before' ? 'due as the same period was a year before' : 'due as the business usually pays after a period';
     const why = seriesWhy(
       key,
       s,
       'cadence',
-      `${seriesWords(key, s)} that settle ${account} (${model.matched} of the last ${model.payments} each what it owed at the end of a ${model.months === 1 ? 'month' : `${model.months}-month period`}, the last on ${fromDay(days[days.length - 1]!)}): this one paying ${settledWords(p, account, ctx.asOf)}, ${when}`,
+      `${seriesWords(key, s)} that settle ${account} (${model.matched} of the last ${model.payments} each what it owed at the end of a ${model.months === 1 ? 'month' : `${model.months}-month period`}, the last on ${fromDay(days[days.length - 1]!)}): this one paying ${settledWords(p, account, ctx.asOf)}, ${when}${lagWords(s)}`,
     );
     const share = spread * p.expectedShare;
-    ctx.points.push({ id: `recurring:${key}`, inflow: false, day: p.day, amount: p.amount, accountId: lastEv.accountId, statistical: false, ...(share > 0 ? { spread: share } : {}), why });
+    ctx.points.push({ id: `recurring:${key}`, inflow: false, day: p.day + s.lag, amount: p.amount, accountId: lastEv.accountId, statistical: false, ...(share > 0 ? { spread: share } : {}), why });
   }
 }
 
