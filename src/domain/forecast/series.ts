@@ -83,6 +83,7 @@ export function predictSeries(
   const openPoDays = openOrderDays(input.purchaseOrders, poReasons);
   const leadTimes = orderLeadTimes(input.purchaseOrders, poReasons, input.items, history.bills, asOf);
   const billContacts = new Set<string>(scheduled);
+  const unapproved = new Set(input.items.filter((it) => it.kind === 'AP' && (it.status === 'DRAFT' || it.status === 'SUBMITTED') && it.contactId).map((it) => it.contactId!));
   const bills: Rest = { values: [], lags: [], accountId: null };
   const bankIn: Rest = { values: [], lags: [], accountId: null };
   const bankOut: Rest = { values: [], lags: [], accountId: null };
@@ -94,8 +95,9 @@ export function predictSeries(
     if (!s.bill && key.split(':')[2] && billContacts.has(key.split(':')[2]!)) continue;
     const events = byDay(s.events);
     const poDay = contact ? openPoDays.get(contact) : undefined;
-    // Payments that settle a liability account: their periods say when and how much (liabilities.ts).
-    const settles = settlementOf(s, events, liabilities, asOf);
+    // Payments that settle a liability account: their periods say when and how much (liabilities.ts). Not a supplier with a bill not
+    // yet approved: it is among its bills but has not touched the account (the draft a published activity statement leaves).
+    const settles = contact && unapproved.has(contact) ? null : settlementOf(s, events, liabilities, asOf);
     if (settles) {
       const names = settles.accountId.split('+').map((id) => input.accounts[id]?.name ?? 'the account');
       settledPoints(key, s, events, settles, names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0]!, ctx);
