@@ -223,6 +223,21 @@ describe('a GST return pays what its quarter accrued', () => {
     for (const x of withDraft) expect(x.reason).not.toMatch(/settle/);
   });
 
+  it('Given each return a bill to the tax office with a line for GST and one for the tax withheld, Then the next bill is what both accrued, its cash after the bill\'s terms', () => {
+    const asOf = '2027-01-06';
+    const payg = (date: string) => (toDay(date) % 14 === 3 ? '900' : '0');
+    const { g, accruedPayg, input: i } = splitReturns(asOf, payg);
+    const bills = i.bankTxns.map((t) => doc({ kind: 'AP', contactId: 'tax-office', issueDate: t.date, dueDate: addDays(t.date, 14), status: 'PAID', paidDate: addDays(t.date, 14), total: dec(t.amount).negated().toFixed(), accountId: GST, accountIds: [GST, PAYG] }));
+    const bas = runForecast({ ...i, bankTxns: [], items: bills }, [BASE], NOW).items[0]!.filter((x) => x.itemId === 'recurring:bill:tax-office');
+    expect(bas).toHaveLength(1);
+    expect(bas[0]!.expectedDate).toBe('2027-03-14');
+    expect(bas[0]!.amount).toBeMoney(g.accrued('2026-10-01', '2026-12-31').plus(accruedPayg('2026-10-01', '2026-12-31')).toFixed(2));
+    expect(bas[0]!.reason).toMatch(/^bills of this supplier that settle GST and PAYG Withholdings Payable \(/);
+    // Read by their largest line's account alone (as before), they settle nothing.
+    const asBefore = runForecast({ ...i, bankTxns: [], items: bills.map(({ accountIds: _, ...b }) => b) }, [BASE], NOW).items[0]!.filter((x) => x.itemId === 'recurring:bill:tax-office');
+    for (const x of asBefore) expect(x.reason).not.toMatch(/settle/);
+  });
+
   /** A sales tax account from `start`: 10 accrued a day, each month's paid on the 21st of the next (but those in `unpaid`, and those `moved` to another day of the month). */
   function monthly(asOf: string, start: string, unpaid: string[] = [], moved: Record<string, string> = {}) {
     const lines: LiabilityLine[] = [];

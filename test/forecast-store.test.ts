@@ -259,6 +259,21 @@ describe.each(BACKENDS)('forecast job on %s', (kind) => {
     expect(byId.get('t-odd')).toMatchObject({ amount: '-40', accountId: null });
     const raw = await loadRawLedger(db, org);
     expect(raw.bankTxns.find((t) => t.id === 't-split')).toMatchObject({ accountIds: ['a-gst', 'z-payg'] });
+    // A return raised as a bill to the tax office, a line for each account (the larger GST): its accounts, sorted, on the open bill
+    // and on the supplier's bill series; the raw ledger the same.
+    await db.insert(s.cashItems).values({
+      orgId: other, id: 'bas-bill', source: 'LEDGER_BILL', ledgerType: 'ACCPAY', contactId: 'ato', ledgerStatus: 'AUTHORISED', status: 'FORECAST',
+      currency: 'AUD', issueDate: '2026-11-20', dueDate: '2026-12-04', sortDate: '2026-11-20', subTotal: '1000', totalTax: '0', total: '1000',
+      amountDue: '1000', amountPaid: '0', amountCredited: '0', lastSyncedAt: synced,
+    });
+    await db.insert(s.cashItemLines).values([
+      { orgId: other, itemId: 'bas-bill', lineNumber: 1, id: 'bas-bill:1', lineAmount: '300', taxAmount: '0', accountCode: '825' },
+      { orgId: other, itemId: 'bas-bill', lineNumber: 2, id: 'bas-bill:2', lineAmount: '700', taxAmount: '0', accountCode: '820' },
+    ]);
+    const withBill = await loadForecastInput(db, org, '2026-11-23');
+    expect(withBill.items.find((it) => it.id === 'bas-bill')).toMatchObject({ accountId: 'a-gst', accountIds: ['a-gst', 'z-payg'] });
+    expect(withBill.history!.bills.get('ato')).toMatchObject({ accountId: 'a-gst', accountIds: ['a-gst', 'z-payg'] });
+    expect((await loadRawLedger(db, org)).items.find((it) => it.id === 'bas-bill')).toMatchObject({ accountId: 'a-gst', accountIds: ['a-gst', 'z-payg'] });
     // No journals: the GST account from the documents; of the split return only its 700 of GST.
     expect(input.liabilityLines).toEqual([
       { accountId: 'a-gst', date: '2026-07-28', amount: '-50' },

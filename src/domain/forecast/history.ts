@@ -234,18 +234,23 @@ export function summariseHistory(items: readonly LedgerItem[], asOfDate: string)
     for (const it of list) b.doc(it.id, it.status, day(it.issueDate), day(it.dueDate), day(it.paidDate), it.total);
   }
   const { history, latest } = b.finish();
-  setSeriesAccounts(history, latest, (id) => byId.get(id)?.accountId ?? null);
+  setSeriesAccounts(history, latest, (id) => byId.get(id) ?? null);
   return history;
 }
 
-/** Gives each series the account of its contact's latest document of its kind. */
-export function setSeriesAccounts(h: LedgerHistory, latest: { ar: Map<string, string>; ap: Map<string, string> }, accountOf: (docId: string) => string | null): void {
-  for (const [c, s] of h.orders) {
-    const id = latest.ar.get(c);
-    s.accountId = id === undefined ? null : accountOf(id);
-  }
-  for (const [c, s] of h.bills) {
-    const id = latest.ap.get(c);
-    s.accountId = id === undefined ? null : accountOf(id);
-  }
+/** A document's accounts as a series carries them: its largest line's, and every one its lines are coded to when two or more. */
+export type DocAccounts = Pick<LedgerItem, 'accountId' | 'accountIds'>;
+
+/** Gives each series the account (and accounts) of its contact's latest document of its kind. */
+export function setSeriesAccounts(h: LedgerHistory, latest: { ar: Map<string, string>; ap: Map<string, string> }, accountsOf: (docId: string) => DocAccounts | null): void {
+  const set = (series: LedgerHistory['orders'], ids: Map<string, string>) => {
+    for (const [c, s] of series) {
+      const id = ids.get(c);
+      const a = id === undefined ? null : accountsOf(id);
+      s.accountId = a?.accountId ?? null;
+      if (a?.accountIds) s.accountIds = a.accountIds;
+    }
+  };
+  set(h.orders, latest.ar);
+  set(h.bills, latest.ap);
 }

@@ -151,10 +151,11 @@ function collectSeries(
     else series.set(key, { inflow, lag, events: [ev], bill });
   };
   // Bills per supplier and day (history.ts), with the account of the supplier's latest bill.
-  for (const [c, { days, totals, accountId }] of history.bills) {
+  for (const [c, { days, totals, accountId, accountIds }] of history.bills) {
     if (scheduled.has(c)) continue;
     const lag = (terms.apTerms.get(c) ?? terms.orgApTerms) + terms.orgBillDelay;
-    days.forEach((day, i) => push(`bill:${c}`, false, lag, true, { day, amount: amountOf(totals[i]!), accountId }));
+    const settles = splitOver(accountIds, liabilities);
+    days.forEach((day, i) => push(`bill:${c}`, false, lag, true, { day, amount: amountOf(totals[i]!), accountId, ...(settles ? { settles } : {}) }));
   }
   for (const t of bankTxns) {
     const day = toDay(t.date);
@@ -163,8 +164,7 @@ function collectSeries(
     const inflow = isPositive(a);
     const who = t.contactId ?? `ref:${normRef(t.reference)}`;
     // Split over two or more liability accounts: a series of its own, that may settle them together (whatever the lines' order).
-    const split = t.accountIds?.filter((id) => liabilities.has(id));
-    const settles = split && split.length > 1 ? split.join('+') : undefined;
+    const settles = splitOver(t.accountIds, liabilities);
     push(`bank:${inflow ? 'in' : 'out'}:${who}:${settles ?? t.accountId ?? ''}`, inflow, 0, false, {
       day,
       amount: inflow ? a : { cents: -a.cents || 0, extra: a.extra ? a.extra.neg() : null },
@@ -173,6 +173,12 @@ function collectSeries(
     });
   }
   return series;
+}
+
+/** The liability accounts (with journals) a document's lines are split over, joined by '+', when two or more; else undefined. */
+function splitOver(accountIds: readonly string[] | undefined, liabilities: ReadonlyMap<string, Accrual>): string | undefined {
+  const split = accountIds?.filter((id) => liabilities.has(id));
+  return split && split.length > 1 ? split.join('+') : undefined;
 }
 
 /** Sorts the events by day (in place) and adds up those of the same day. */

@@ -39,6 +39,8 @@ export interface LedgerItem {
   reference: string | null;
   /** The account (id) of the item's largest line: its category. */
   accountId: string | null;
+  /** Every account (id) its lines are coded to, sorted, when there are two or more (a tax return's bill: GST and the tax withheld); absent otherwise. */
+  accountIds?: string[];
 }
 
 /** A spend- or receive-money bank transaction (transfers between own accounts excluded). */
@@ -325,6 +327,8 @@ export interface DaySeries {
   totals: string[];
   /** The account of the contact's latest document of this kind (by date, then id): the category of what is predicted from it. */
   accountId: string | null;
+  /** Every account that latest document's lines are coded to, when two or more (LedgerItem.accountIds). */
+  accountIds?: string[];
 }
 
 export interface LedgerHistory {

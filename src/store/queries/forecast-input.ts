@@ -11,9 +11,8 @@ import { sql } from 'drizzle-orm';
 import { type Db, rows } from '../db.js';
 import { addDays, dateIn } from '../../domain/calendar.js';
 import { canonical } from '../../domain/money.js';
-import { cmpStr } from '../../domain/forecast/compare.js';
 import type { BankTxn, ContactCredit, ForecastInput, LiabilityLine, PurchaseOrder, RepeatingSchedule } from '../../domain/forecast/types.js';
-import { base, HISTORY_DAYS, loadHistory, loadOpenItems } from './forecast-items.js';
+import { accountIdsOf, base, HISTORY_DAYS, loadHistory, loadOpenItems } from './forecast-items.js';
 import { loadAccounts, type OrgMeta } from './organisation.js';
 import { loadBankBalances, loadOverride } from './cash-position.js';
 import { loadManualItems } from './manual-items.js';
@@ -41,8 +40,8 @@ export const BANK_TXN_COLUMNS = sql`id, date, case when type like 'SPEND%' then 
 /** The engine's bank transaction of a row; the account codes become account ids. */
 export function bankTxnOf(t: BankTxnRow, idByCode: Map<string, string>): BankTxn {
   const txn: BankTxn = { id: t.id, date: t.date, amount: t.amount, contactId: t.c, accountId: t.code ? (idByCode.get(t.code) ?? null) : null, reference: t.ref };
-  const ids = [...new Set((t.codes ?? []).map((c) => idByCode.get(c)).filter((id): id is string => id !== undefined))].sort(cmpStr);
-  if (ids.length > 1) txn.accountIds = ids;
+  const ids = accountIdsOf(t.codes, idByCode);
+  if (ids) txn.accountIds = ids;
   return txn;
 }
 

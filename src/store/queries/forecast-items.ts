@@ -14,7 +14,8 @@ import { sql } from 'drizzle-orm';
 import { type Db, rows } from '../db.js';
 import { addDays } from '../../domain/calendar.js';
 import { toDay } from '../../domain/forecast/days.js';
-import { HistoryBuilder, setSeriesAccounts, STATUS_OF_LETTER } from '../../domain/forecast/history.js';
+import { HistoryBuilder, setSeriesAccounts, STATUS_OF_LETTER, type DocAccounts } from '../../domain/forecast/history.js';
+import { cmpStr } from '../../domain/forecast/compare.js';
 import type { LedgerHistory } from '../../domain/forecast/types.js';
 import type { LedgerItem } from '../../domain/forecast/types.js';
 
@@ -69,7 +70,7 @@ export async function loadHistory(db: Db, orgId: string, asOf: string, idByCode:
     for (const p of pending.values()) p.catch(() => {}); // after a failure, the other parts are not left unhandled
   }
   const { history, latest } = builder.finish();
-  const accounts = await largestLineAccounts(db, orgId, [...new Set([...latest.ar.values(), ...latest.ap.values()])], idByCode);
+  const accounts = await lineAccounts(db, orgId, [...new Set([...latest.ar.values(), ...latest.ap.values()])], idByCode);
   setSeriesAccounts(history, latest, (id) => accounts.get(id) ?? null);
   return history;
 }
@@ -204,23 +205,38 @@ export async function loadOpenItems(db: Db, orgId: string, asOf: string, idByCod
   return list;
 }
 
-/** Sets each item's accountId: the account of its largest line. */
+/** Sets each item's accountId (the account of its largest line) and, for one of several accounts, accountIds. */
 async function attachAccounts(db: Db, orgId: string, wanted: Map<string, LedgerItem>, idByCode: Map<string, string>): Promise<void> {
-  for (const [id, accountId] of await largestLineAccounts(db, orgId, [...wanted.keys()], idByCode)) wanted.get(id)!.accountId = accountId;
+  for (const [id, a] of await lineAccounts(db, orgId, [...wanted.keys()], idByCode)) Object.assign(wanted.get(id)!, a);
 }
 
-/** The account (id) of each document's largest line (then its first), null when it names no known account; read 20,000 documents at a time. */
-async function largestLineAccounts(db: Db, orgId: string, ids: string[], idByCode: Map<string, string>): Promise<Map<string, string | null>> {
-  const out = new Map<string, string | null>();
+/** The known accounts (ids) of a document's lines' codes, sorted, when two or more (else undefined: one account says nothing more). */
+export function accountIdsOf(codes: readonly (string | null)[] | null, idByCode: Map<string, string>): string[] | undefined {
+  const ids = [...new Set((codes ?? []).map((c) => (c ? idByCode.get(c) : undefined)).filter((id): id is string => id !== undefined))].sort(cmpStr);
+  return ids.length > 1 ? ids : undefined;
+}
+
+/**
+ * Each document's accounts: its largest line's (then its first; null when it
+ * names no known account) and, when its lines name two or more known
+ * accounts, all of them sorted; read 20,000 documents at a time.
+ */
+async function lineAccounts(db: Db, orgId: string, ids: string[], idByCode: Map<string, string>): Promise<Map<string, DocAccounts>> {
+  const out = new Map<string, DocAccounts>();
   for (let i = 0; i < ids.length; i += 20_000) {
-    const found = await rows<{ id: string; code: string | null }>(
+    const found = await rows<{ id: string; code: string | null; codes: string[] | null }>(
       db,
-      sql`select distinct on (l.item_id) l.item_id as id, l.account_code as code
+      sql`select distinct on (l.item_id) l.item_id as id, l.account_code as code,
+            case when count(*) over (partition by l.item_id) > 1
+              then jsonb_agg(l.account_code) over (partition by l.item_id) end as codes
           from cash_item_lines l
           where l.org_id = ${orgId} and l.item_id = any(${sql.param(ids.slice(i, i + 20_000))}::text[])
           order by l.item_id, abs(l.line_amount) desc, l.line_number`,
     );
-    for (const a of found) out.set(a.id, a.code ? (idByCode.get(a.code) ?? null) : null);
+    for (const a of found) {
+      const accountIds = accountIdsOf(a.codes, idByCode);
+      out.set(a.id, { accountId: a.code ? (idByCode.get(a.code) ?? null) : null, ...(accountIds ? { accountIds } : {}) });
+    }
   }
   return out;
 }

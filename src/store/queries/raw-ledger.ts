@@ -12,6 +12,7 @@ import { base } from './forecast-items.js';
 import { loadAccounts, type OrgMeta } from './organisation.js';
 import { loadBankBalances } from './cash-position.js';
 import { BANK_TXN_COLUMNS, bankTxnOf, type BankTxnRow, loadLiabilityLines, loadPurchaseOrders } from './forecast-input.js';
+import { accountIdsOf } from './forecast-items.js';
 import { PAYMENT_SIGNED } from './payment-amounts.js';
 
 interface ItemRow extends Record<string, unknown> {
@@ -27,9 +28,11 @@ interface ItemRow extends Record<string, unknown> {
   num?: string | null;
   ref: string | null;
   acc?: string | null;
+  /** Its lines' account codes when it has more than one line. */
+  codes?: (string | null)[] | null;
 }
 
-function toItem(r: ItemRow, accountId: string | null): LedgerItem {
+function toItem(r: ItemRow, accountId: string | null, accountIds?: string[]): LedgerItem {
   return {
     id: r.id,
     kind: r.t === 'ACCREC' ? 'AR' : 'AP',
@@ -43,6 +46,7 @@ function toItem(r: ItemRow, accountId: string | null): LedgerItem {
     number: r.num ?? null,
     reference: r.ref,
     accountId,
+    ...(accountIds ? { accountIds } : {}),
   };
 }
 
@@ -95,7 +99,8 @@ export async function loadRawLedger(db: Db, org: OrgMeta): Promise<RawLedger> {
     sql`select i.id, i.ledger_type as t, i.contact_id as c, i.ledger_status as st, i.issue_date as iss, i.due_date as due,
           i.paid_date as paid, ${base('total')} as total, ${base('amount_due')} as amount_due, i.number as num, i.reference as ref,
           (select l.account_code from cash_item_lines l where l.org_id = i.org_id and l.item_id = i.id
-            order by abs(l.line_amount) desc, l.line_number limit 1) as acc
+            order by abs(l.line_amount) desc, l.line_number limit 1) as acc,
+          (select case when count(*) > 1 then jsonb_agg(l.account_code) end from cash_item_lines l where l.org_id = i.org_id and l.item_id = i.id) as codes
         from cash_items i join organisations o on o.id = i.org_id
         where i.org_id = ${org.id} and i.source in ('LEDGER_INVOICE', 'LEDGER_BILL')
         order by i.id collate "C"`,
@@ -115,7 +120,7 @@ export async function loadRawLedger(db: Db, org: OrgMeta): Promise<RawLedger> {
     orgId: org.id,
     currency: org.baseCurrency,
     timezone: org.timezone,
-    items: items.map((r) => toItem(r, r.acc ? (idByCode.get(r.acc) ?? null) : null)),
+    items: items.map((r) => toItem(r, r.acc ? (idByCode.get(r.acc) ?? null) : null, accountIdsOf(r.codes ?? null, idByCode))),
     payments: payments.map((p) => ({ itemId: p.item, date: p.date, amount: p.amount, bankAccountId: p.acc })),
     allocations: allocations.map((a) => ({ invoiceId: a.inv, date: a.date, amount: a.amount })),
     bankTxns: txns.map((t) => ({ ...bankTxnOf(t, idByCode), bankAccountId: t.acc, transfer: t.tr })),
