@@ -10,7 +10,7 @@ import { accruals, settlementModel } from '../src/domain/forecast/liabilities.js
 import { fromDay, toDay } from '../src/domain/forecast/days.js';
 import type { BankTxn, LiabilityLine } from '../src/domain/forecast/types.js';
 import { input } from './helpers/forecast-input.js';
-import { accounts, BAS_DATES, BASE, GST, NOW, quarterOf } from './helpers/gst-books.js';
+import { accounts, BASE, GST, gstDays, NOW } from './helpers/gst-books.js';
 
 describe("today's lines in a live forecast, and a monthly payday", () => {
   const W = 'acc-paygw';
@@ -64,22 +64,14 @@ describe('a return paid another way', () => {
 
   /** 100 a day of GST; each quarter's return on the tax office's day; `how(date)` says how that return is paid. */
   function books(asOf: string, how: (date: string) => 'bank' | 'bill' | 'other-contact' | 'other-account') {
-    const lines: LiabilityLine[] = [];
     const bankTxns: BankTxn[] = [];
-    const q = new Map<number, Dec>();
-    for (let date = '2023-07-01'; date < asOf; date = addDays(date, 1)) {
-      lines.push({ accountId: GST, date, amount: '100' });
-      q.set(quarterOf(date), (q.get(quarterOf(date)) ?? dec(0)).plus(100));
-      if (BAS_DATES.has(date.slice(5))) {
-        const due = q.get(quarterOf(date) - 3);
-        if (!due) continue;
-        const h = how(date);
-        lines.push({ accountId: GST, date, amount: due.negated().toFixed() }); // a debit whichever way it is paid
-        if (h === 'bank') bankTxns.push({ id: `bas-${date}`, date, amount: due.negated().toFixed(), contactId: 'ato', accountId: GST, reference: 'BAS' });
-        if (h === 'other-contact') bankTxns.push({ id: `bas-${date}`, date, amount: due.negated().toFixed(), contactId: 'ato-new', accountId: GST, reference: 'BAS' });
-        // 'bill': a bill to the tax office coded to GST (its journal debits GST), paid through AP; 'other-account': paid from an account not synced / a clearing account
-      }
-    }
+    const lines = gstDays(asOf, () => dec(100), (date, due, ls) => {
+      const h = how(date);
+      ls.push({ accountId: GST, date, amount: due.negated().toFixed() }); // a debit whichever way it is paid
+      if (h === 'bank') bankTxns.push({ id: `bas-${date}`, date, amount: due.negated().toFixed(), contactId: 'ato', accountId: GST, reference: 'BAS' });
+      if (h === 'other-contact') bankTxns.push({ id: `bas-${date}`, date, amount: due.negated().toFixed(), contactId: 'ato-new', accountId: GST, reference: 'BAS' });
+      // 'bill': a bill to the tax office coded to GST (its journal debits GST), paid through AP; 'other-account': paid from an account not synced / a clearing account
+    });
     return input({ asOf, accounts, bankTxns, liabilityLines: lines });
   }
   const show = (asOf: string, how: Parameters<typeof books>[1]) =>
@@ -149,20 +141,11 @@ describe('a one-off in the year before', () => {
 
   /** 100 a day, plus one-offs; each quarter's return (a refund when negative) on the tax office's day. */
   function books(asOf: string, oneOff: Record<string, string>) {
-    const lines: LiabilityLine[] = [];
     const bankTxns: BankTxn[] = [];
-    const q = new Map<number, Dec>();
-    for (let date = '2023-07-01'; date < asOf; date = addDays(date, 1)) {
-      const a = dec(100).plus(oneOff[date] ?? 0);
-      lines.push({ accountId: GST, date, amount: a.toFixed() });
-      q.set(quarterOf(date), (q.get(quarterOf(date)) ?? dec(0)).plus(a));
-      if (BAS_DATES.has(date.slice(5))) {
-        const due = q.get(quarterOf(date) - 3);
-        if (!due) continue;
-        lines.push({ accountId: GST, date, amount: due.negated().toFixed() });
-        bankTxns.push({ id: `bas-${date}`, date, amount: due.negated().toFixed(), contactId: 'ato', accountId: GST, reference: 'BAS' });
-      }
-    }
+    const lines = gstDays(asOf, (date) => dec(100).plus(oneOff[date] ?? 0), (date, due, ls) => {
+      ls.push({ accountId: GST, date, amount: due.negated().toFixed() });
+      bankTxns.push({ id: `bas-${date}`, date, amount: due.negated().toFixed(), contactId: 'ato', accountId: GST, reference: 'BAS' });
+    });
     return input({ asOf, accounts, bankTxns, liabilityLines: lines });
   }
   const show = (i: ReturnType<typeof books>) =>
@@ -181,25 +164,17 @@ describe('other money coded to the account', () => {
 
   /** 200 a day of GST on sales; on the 5th of each month the customs broker is paid 1000 of GST on imports, coded to the GST account (an input credit: a debit). */
   function books(asOf: string) {
-    const lines: LiabilityLine[] = [];
     const bankTxns: BankTxn[] = [];
-    const q = new Map<number, Dec>();
-    const add = (date: string, a: Dec) => q.set(quarterOf(date), (q.get(quarterOf(date)) ?? dec(0)).plus(a));
-    for (let date = '2023-07-01'; date < asOf; date = addDays(date, 1)) {
-      lines.push({ accountId: GST, date, amount: '200' });
-      add(date, dec(200));
-      if (date.endsWith('-15') && ![1, 4, 7, 10].includes(+date.slice(5, 7))) {
-        lines.push({ accountId: GST, date, amount: '-1000' });
-        bankTxns.push({ id: `imp-${date}`, date, amount: '-1000', contactId: 'broker', accountId: GST, reference: 'import GST' });
-        add(date, dec(-1000));
-      }
-      if (BAS_DATES.has(date.slice(5))) {
-        const due = q.get(quarterOf(date) - 3);
-        if (!due) continue;
-        lines.push({ accountId: GST, date, amount: due.negated().toFixed() });
-        bankTxns.push({ id: `bas-${date}`, date, amount: due.negated().toFixed(), contactId: 'ato', accountId: GST, reference: 'BAS' });
-      }
-    }
+    // The day's GST on sales, less the import GST of the day the broker is paid (both on the account that day).
+    const day = (date: string) => {
+      if (!date.endsWith('-15') || [1, 4, 7, 10].includes(+date.slice(5, 7))) return dec(200);
+      bankTxns.push({ id: `imp-${date}`, date, amount: '-1000', contactId: 'broker', accountId: GST, reference: 'import GST' });
+      return dec(200 - 1000);
+    };
+    const lines = gstDays(asOf, day, (date, due, ls) => {
+      ls.push({ accountId: GST, date, amount: due.negated().toFixed() });
+      bankTxns.push({ id: `bas-${date}`, date, amount: due.negated().toFixed(), contactId: 'ato', accountId: GST, reference: 'BAS' });
+    });
     return input({ asOf, accounts, bankTxns, liabilityLines: lines });
   }
 
@@ -214,20 +189,12 @@ describe('other money coded to the account', () => {
 
 describe('a return paid late once', () => {
   function books(asOf: string, moved: Record<string, string>) {
-    const lines: LiabilityLine[] = [];
     const bankTxns: BankTxn[] = [];
-    const q = new Map<number, ReturnType<typeof dec>>();
-    for (let date = '2023-07-01'; date < asOf; date = addDays(date, 1)) {
-      lines.push({ accountId: GST, date, amount: '100' });
-      q.set(quarterOf(date), (q.get(quarterOf(date)) ?? dec(0)).plus(100));
-      if (BAS_DATES.has(date.slice(5))) {
-        const due = q.get(quarterOf(date) - 3);
-        if (!due) continue;
-        const d = moved[date] ?? date;
-        lines.push({ accountId: GST, date: d, amount: due.negated().toFixed() });
-        bankTxns.push({ id: `b-${date}`, date: d, amount: due.negated().toFixed(), contactId: 'ato', accountId: GST, reference: null });
-      }
-    }
+    const lines = gstDays(asOf, () => dec(100), (date, due, ls) => {
+      const d = moved[date] ?? date;
+      ls.push({ accountId: GST, date: d, amount: due.negated().toFixed() });
+      bankTxns.push({ id: `b-${date}`, date: d, amount: due.negated().toFixed(), contactId: 'ato', accountId: GST, reference: null });
+    });
     lines.sort((a, b) => a.date.localeCompare(b.date));
     bankTxns.sort((a, b) => a.date.localeCompare(b.date));
     return { lines, bankTxns };

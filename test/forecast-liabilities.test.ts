@@ -13,7 +13,7 @@ import { accruals, settlementModel } from '../src/domain/forecast/liabilities.js
 import { fromDay, toDay } from '../src/domain/forecast/days.js';
 import type { BankTxn, ForecastInput, LiabilityLine } from '../src/domain/forecast/types.js';
 import { doc, input } from './helpers/forecast-input.js';
-import { accounts, BAS_DATES, BASE, GST, NOW, quarterOf } from './helpers/gst-books.js';
+import { accounts, BASE, GST, gstDays, NOW, quarterOf } from './helpers/gst-books.js';
 
 const ITEM = `recurring:bank:out:tax-office:${GST}`;
 const PAYG = 'acc-payg';
@@ -25,22 +25,17 @@ const PAYG = 'acc-payg';
  * exactly what its quarter accrued (its journal line and its bank payment).
  */
 function gstBooks(asOf: string, perDay: (date: string) => string): { lines: LiabilityLine[]; bankTxns: BankTxn[]; accrued: (from: string, to: string) => Dec } {
-  const lines: LiabilityLine[] = [];
   const bankTxns: BankTxn[] = [];
-  const byQuarter = new Map<number, Dec>();
   const daily = new Map<string, Dec>();
-  for (let date = '2023-07-01'; date < asOf; date = addDays(date, 1)) {
+  const day = (date: string) => {
     const a = dec(perDay(date));
     daily.set(date, a);
-    lines.push({ accountId: GST, date, amount: a.toFixed() });
-    byQuarter.set(quarterOf(date), (byQuarter.get(quarterOf(date)) ?? dec(0)).plus(a));
-    if (BAS_DATES.has(date.slice(5))) {
-      const due = byQuarter.get(quarterOf(date) - 3);
-      if (!due) continue;
-      lines.push({ accountId: GST, date, amount: due.negated().toFixed() });
-      bankTxns.push({ id: `bas-${date}`, date, amount: due.negated().toFixed(), contactId: 'tax-office', accountId: GST, reference: 'BAS' });
-    }
-  }
+    return a;
+  };
+  const lines = gstDays(asOf, day, (date, due, ls) => {
+    ls.push({ accountId: GST, date, amount: due.negated().toFixed() });
+    bankTxns.push({ id: `bas-${date}`, date, amount: due.negated().toFixed(), contactId: 'tax-office', accountId: GST, reference: 'BAS' });
+  });
   const accrued = (from: string, to: string) => [...daily].filter(([d]) => d >= from && d <= to).reduce((s, [, a]) => s.plus(a), dec(0));
   return { lines, bankTxns, accrued };
 }

@@ -1,5 +1,7 @@
 /** The GST account of the settlement tests (forecast-liabilities*.test.ts): its id, the chart with it, the quarters and the tax office's dates. */
-import type { Scenario } from '../../src/domain/forecast/types.js';
+import { addDays } from '../../src/domain/calendar.js';
+import { dec, type Dec } from '../../src/domain/money.js';
+import type { LiabilityLine, Scenario } from '../../src/domain/forecast/types.js';
 import { input } from './forecast-input.js';
 
 export const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
@@ -14,3 +16,23 @@ export const quarterOf = (date: string) => {
 };
 /** The tax office's dates: each settles the quarter before its own (28 October the July quarter, 28 February the October quarter, two months on). */
 export const BAS_DATES = new Set(['10-28', '02-28', '04-28', '07-28']);
+
+/**
+ * The GST account from 1 July 2023 to the day before `asOf`: each day's
+ * accrual (`perDay`) as its journal line and, on each of the tax office's
+ * dates, `onReturn(date, due, lines)` with what the quarter before accrued
+ * (none before the first whole quarter), to add the return's own lines and
+ * payment as each test's books make them. The lines, in the order made.
+ */
+export function gstDays(asOf: string, perDay: (date: string) => Dec, onReturn: (date: string, due: Dec, lines: LiabilityLine[]) => void): LiabilityLine[] {
+  const lines: LiabilityLine[] = [];
+  const byQuarter = new Map<number, Dec>();
+  for (let date = '2023-07-01'; date < asOf; date = addDays(date, 1)) {
+    const a = perDay(date);
+    lines.push({ accountId: GST, date, amount: a.toFixed() });
+    byQuarter.set(quarterOf(date), (byQuarter.get(quarterOf(date)) ?? dec(0)).plus(a));
+    const due = BAS_DATES.has(date.slice(5)) ? byQuarter.get(quarterOf(date) - 3) : undefined;
+    if (due) onReturn(date, due, lines);
+  }
+  return lines;
+}
