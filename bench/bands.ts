@@ -33,7 +33,7 @@ import type { ReliabilityTable } from '../src/domain/forecast/metrics.js';
 import { DEMO_ORGS } from '../src/server/demo.js';
 import { bestBaselinePinball, DEMO_SCHEMA, DEMO_TODAY, demoBusinessOfSeed, LAST_TWO_YEARS, loadDemo, readyLedger, type BenchLedger } from './demo-replays.js';
 import { BENCH_URL } from './gen-large-org.js';
-import { importOnlineRetail, loadSynthetic, RETAIL_ORG_ID, SYNTH_AS_OF } from '../test/helpers/replay-ledgers.js';
+import { importOnlineRetail, loadShop, loadSynthetic, RETAIL_ORG_ID, SHOP_ORG_ID, SYNTH_AS_OF } from '../test/helpers/replay-ledgers.js';
 
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
@@ -43,6 +43,13 @@ const synthetic = (seed: number): BenchLedger => ({
   schema: `bench_bands_synth${seed}`,
   orgId: `00000000-0000-4000-8000-0000000b000${seed}`,
   load: async (db) => void (await loadSynthetic(db, seed)),
+});
+
+/** The synthetic shop (src/backtest/shop.ts): takings paid in by card payouts, wages every other Thursday. */
+const shop = (seed: number): BenchLedger => ({
+  schema: `bench_bands_shop${seed}`,
+  orgId: SHOP_ORG_ID.replace(/1$/, String(seed)),
+  load: async (db) => void (await loadShop(db, seed)),
 });
 
 const demo: BenchLedger = { schema: DEMO_SCHEMA, orgId: DEMO_ORGS[0].id, load: (db) => loadDemo(db, log) };
@@ -69,6 +76,8 @@ const seeded = SEEDS.flatMap((seed) =>
 const REPLAYS = [
   { name: 'Synthetic seed 4, weekly 2024-07-01..2026-03-30', ledger: synthetic(4), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
   { name: 'Synthetic seed 5, weekly 2024-07-01..2026-03-30', ledger: synthetic(5), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
+  { name: 'Synthetic shop, weekly 2024-07-01..2026-03-30', ledger: shop(1), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
+  { name: 'Synthetic shop of seed 2, weekly 2024-07-01..2026-03-30', ledger: shop(2), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
   { name: 'Demo wholesaler, weekly 2024-11-25..2026-08-17 (the last two years)', ledger: demo, ...LAST_TWO_YEARS, every: 7, today: DEMO_TODAY },
   { name: 'Demo wholesaler, weekly 2024-06-03..2026-08-17 (from its first year)', ledger: demo, from: '2024-06-03', to: LAST_TWO_YEARS.to, every: 7, today: DEMO_TODAY },
   { name: 'Demo wholesaler, every 28 days 2024-06-03..2026-08-17', ledger: demo, from: '2024-06-03', to: LAST_TWO_YEARS.to, every: 28, today: DEMO_TODAY },

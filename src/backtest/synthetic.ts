@@ -35,7 +35,7 @@ export interface SyntheticLedger extends LedgerRows {
 const money = (cents: number) => (cents / 100).toFixed(2);
 
 /** The generator's state, shared by its phases (each draws from the one random stream, in order). */
-interface Gen {
+export interface Gen {
   orgId: string;
   rng: Rng;
   asOf: number;
@@ -52,8 +52,21 @@ const season = (day: number) => 1 + 0.2 * Math.cos(((new Date(day * 86_400_000).
 const growth = (g: Gen, day: number) => 1 + (0.08 * (day - g.start)) / 365;
 
 export function syntheticLedger(orgId: string, opts: SyntheticOptions): SyntheticLedger {
+  const g = newGen(orgId, opts);
+  addAccounts(g);
+  g.cashMoves.push({ day: g.start - 1, cents: 8_000_000 });
+  addCustomers(g, opts.customers ?? 150);
+  const suppliers = addSuppliers(g);
+  addOverheadBills(g, suppliers);
+  addStockPurchases(g, suppliers.stock);
+  addBankMovements(g);
+  return finish(g);
+}
+
+/** A generator's state: no rows yet, its history starting `years` (2.5 by default) before asOf. */
+export function newGen(orgId: string, opts: SyntheticOptions): Gen {
   const asOf = toDay(opts.asOf);
-  const g: Gen = {
+  return {
     orgId,
     rng: new Rng(opts.seed),
     asOf,
@@ -63,21 +76,17 @@ export function syntheticLedger(orgId: string, opts: SyntheticOptions): Syntheti
     seq: 0,
     cashMoves: [],
   };
-  addAccounts(g);
-  g.cashMoves.push({ day: g.start - 1, cents: 8_000_000 });
-  addCustomers(g, opts.customers ?? 150);
-  const suppliers = addSuppliers(g);
-  addOverheadBills(g, suppliers);
-  addStockPurchases(g, suppliers.stock);
-  addBankMovements(g);
-  // The balance: reconciled movements up to two days before asOf.
+}
+
+/** The ledger's rows, with the bank balance: its reconciled movements up to two days before asOf. */
+export function finish(g: Gen): SyntheticLedger {
   g.cashMoves = g.cashMoves.filter((m) => m.day <= g.asOf);
   const reconciled = g.cashMoves.filter((m) => m.day <= g.asOf - 2).reduce((acc, m) => acc + m.cents, 0);
-  g.out.bankBalances.push({ orgId, accountId: BANK, reconciledBalance: money(reconciled), balanceSyncedAt: g.synced });
+  g.out.bankBalances.push({ orgId: g.orgId, accountId: BANK, reconciledBalance: money(reconciled), balanceSyncedAt: g.synced });
   return g.out;
 }
 
-function addAccounts(g: Gen): void {
+export function addAccounts(g: Gen): void {
   const account = (aid: string, code: string, name: string, type: string) =>
     g.out.accounts.push({ orgId: g.orgId, id: aid, code, name, type, class: type === 'BANK' ? 'ASSET' : null, lastSyncedAt: g.synced });
   account(BANK, '090', 'Operating Account', 'BANK');
@@ -93,7 +102,7 @@ function addAccounts(g: Gen): void {
   account('acc-other-income', '260', 'Other Revenue', 'REVENUE');
 }
 
-function addContact(g: Gen, name: string, customer: boolean): string {
+export function addContact(g: Gen, name: string, customer: boolean): string {
   const cid = nextId(g, 'c');
   g.out.contacts.push({ orgId: g.orgId, id: cid, name, isCustomer: customer, isSupplier: !customer, lastSyncedAt: g.synced });
   return cid;
@@ -134,7 +143,7 @@ function payDocument(g: Gen, kind: 'AR' | 'AP', iid: string, issue: number, due:
   return { paidCents, paidDay };
 }
 
-function addDocument(
+export function addDocument(
   g: Gen,
   kind: 'AR' | 'AP',
   contactId: string,
@@ -313,7 +322,7 @@ function addStockPurchases(g: Gen, stock: readonly string[]): void {
   }
 }
 
-function addBankTransaction(g: Gen, day: number, cents: number, contactId: string | null, code: string, reference: string): void {
+export function addBankTransaction(g: Gen, day: number, cents: number, contactId: string | null, code: string, reference: string): void {
   g.out.bankTransactions.push({
     orgId: g.orgId,
     id: nextId(g, 'bt'),

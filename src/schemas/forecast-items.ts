@@ -65,7 +65,7 @@ export const ForecastItem = z
     }),
     reasonCode: z.enum(REASON_CODES).openapi({
       description:
-        'Why it is in this week: customer_delay (due date plus the customer\'s payment delays), overdue_conditional (overdue: the delay given it is still unpaid), pipeline (draft or submitted), bill_due, bill_overdue, purchase_order (arrival plus terms), schedule (a repeating invoice or bill), cadence (a recurring date), renewal (a frequent series without a cadence), repeat_purchase (the customer\'s repeat-purchase model), new_customers, run_rate, manual.',
+        'Why it is in this week: customer_delay (due date plus the customer\'s payment delays), overdue_conditional (overdue: the delay given it is still unpaid), pipeline (draft or submitted), bill_due, bill_overdue, purchase_order (arrival plus terms), schedule (a repeating invoice or bill), cadence (a recurring date), renewal (a frequent series without a cadence), daily_flow (a bank flow of money most days, per open day), repeat_purchase (the customer\'s repeat-purchase model), new_customers, run_rate, manual.',
     }),
     reason: z.string().openapi({ description: "The same in words, with the figures used ('due 2026-12-01; the customer pays a median 23 days late: 34% chance it is paid this week'). Never names a contact." }),
   })

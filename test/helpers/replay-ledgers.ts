@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import type { Db } from '../../src/store/db.js';
 import { createOrg } from '../../src/store/tenancy.js';
 import { insertSynthetic, syntheticLedger, type SyntheticLedger } from '../../src/backtest/synthetic.js';
+import { shopLedger } from '../../src/backtest/shop.js';
 import { convertOnlineRetail } from '../../src/demo/online-retail.js';
 import { importFiles } from '../../src/ledger/import.js';
 
@@ -21,6 +22,17 @@ export const SYNTH_NOW = new Date('2026-06-30T12:00:00Z');
 export async function loadSynthetic(db: Db, seed: number): Promise<{ orgId: string; ledger: SyntheticLedger }> {
   const orgId = (await createOrg(db, { id: `00000000-0000-4000-8000-0000000b000${seed}`, name: 'Synthetic GmbH', now: SYNTH_NOW, timezone: 'Europe/Berlin', baseCurrency: 'EUR' })).orgId;
   const ledger = syntheticLedger(orgId, { seed, asOf: SYNTH_AS_OF });
+  await insertSynthetic(db, ledger);
+  return { orgId, ledger };
+}
+
+/** The synthetic shop's organisation (src/backtest/shop.ts): a café paid by card payouts, with fortnightly wages. */
+export const SHOP_ORG_ID = '00000000-0000-4000-8000-0000000c0001';
+
+/** Creates the synthetic shop of `seed` and inserts its books; returns its id and the books. */
+export async function loadShop(db: Db, seed: number): Promise<{ orgId: string; ledger: SyntheticLedger }> {
+  const orgId = (await createOrg(db, { id: SHOP_ORG_ID.replace(/1$/, String(seed)), name: 'Corner Café Ltd', now: SYNTH_NOW, timezone: 'Europe/London', baseCurrency: 'GBP' })).orgId;
+  const ledger = shopLedger(orgId, { seed, asOf: SYNTH_AS_OF });
   await insertSynthetic(db, ledger);
   return { orgId, ledger };
 }

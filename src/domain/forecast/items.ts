@@ -25,6 +25,7 @@ export type ItemKind = (typeof ITEM_KINDS)[number];
  * - schedule: a document a repeating invoice or bill of the ledger will generate;
  * - cadence: the next occurrence of a recurring series with a calendar cadence;
  * - renewal: a frequent series without a cadence (renewal model);
+ * - daily_flow: a bank series that moves money most days, per open day (flows.ts);
  * - repeat_purchase: a customer's predicted repeat purchases (renewal model);
  * - new_customers: the run-rate of new customers' first orders;
  * - run_rate: the run-rate of other bills, receipts or spending;
@@ -40,6 +41,7 @@ export const REASON_CODES = [
   'schedule',
   'cadence',
   'renewal',
+  'daily_flow',
   'repeat_purchase',
   'new_customers',
   'run_rate',

@@ -9,7 +9,11 @@
  * amount is the median of the last three. A series is active while the time
  * since its last event is at most 1.5 periods plus 3 days; an occurrence
  * already due but not seen is placed today when it is at most half a period
- * (and at most 7 days) late, and dropped otherwise.
+ * (and at most 7 days) late, and dropped otherwise. A weekly or fortnightly
+ * series skips the days it was silent a year before (flows.ts pausesOf: more
+ * than this limit between two events, on the same days one or two years
+ * before, by weekday and by date), and one silent now beyond the limit is
+ * still active when it was silent then too (a shop shut over Christmas).
  */
 import { addMonths, dayOfMonth } from './days.js';
 
@@ -47,8 +51,11 @@ export function detectCadence(days: readonly number[]): CadenceMatch | null {
   return null;
 }
 
+/** The longest silence (days) of an active series of this period. */
+export const isActiveLimit = (period: number) => period * 1.5 + 3;
+
 export function isActive(lastDay: number, asOf: number, period: number): boolean {
-  return asOf - lastDay <= period * 1.5 + 3;
+  return asOf - lastDay <= isActiveLimit(period);
 }
 
 /** The next occurrence days of a recurring series in [asOf, end] (late ones moved to asOf, per the rule above). */

@@ -17,8 +17,9 @@ import { LOOKBACK } from './history.js';
 import { openOrderDays, orderLeadTimes, type OrderLeads } from './po-matching.js';
 import type { DailyPrediction, PointPrediction } from './prepared.js';
 import type { SuppressedReason } from './purchase-orders.js';
-import { CADENCES, detectCadence, isActive, nextOccurrences, type CadenceMatch } from './recurring.js';
+import { CADENCES, detectCadence, isActive, isActiveLimit, nextOccurrences, type CadenceMatch } from './recurring.js';
 import { gapModel, renewalDensity } from './renewal.js';
+import { flowForecast, pausesOf } from './flows.js';
 import { RUN_RATE_WINDOW, runRateCounted, runRatePrediction } from './run-rate.js';
 import { relativeSpread } from './spread.js';
 import type { Terms } from './terms.js';
@@ -104,6 +105,8 @@ export function predictSeries(
       if (contact) billContacts.add(contact);
       continue;
     }
+    // Money most days (a card processor's payouts): per open day, on the days the business is open (flows.ts).
+    if (!s.bill && flowSeries(key, s, events, ctx)) continue;
     if (cadencePoints(key, s, events, poDay, ctx, detectCadence) || renewalSeries(key, s, events, poDay, contact ? leadTimes.get(contact) : undefined, ctx)) {
       if (contact) billContacts.add(contact);
       continue;
@@ -219,13 +222,19 @@ function looseQuarters(days: readonly number[]): CadenceMatch | null {
 function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: number | undefined, ctx: SeriesContext, detect: (days: readonly number[]) => CadenceMatch | null): boolean {
   const { asOf, end } = ctx;
   const match = detect(days);
-  if (!match || !isActive(days[days.length - 1]!, asOf, match.period)) return false;
+  if (!match) return false;
+  // A weekly or fortnightly series: the days it was silent a year before (a shop shut over Christmas) are not expected now,
+  // and a silence now that it kept then too is a pause, not a stop.
+  const lastDay = days[days.length - 1]!;
+  const pauses = match.period <= 14 ? pausesOf(days, isActiveLimit(match.period)) : null;
+  if (!isActive(lastDay, asOf, match.period) && !((pauses?.closedShare(asOf - 1) ?? 0) > 0.5)) return false;
   const { amount, spread, lastEv } = recurringAmount(amounts);
   const why = seriesWhy(key, s, 'cadence', `${match.cadence.toLowerCase().replace('_', '-')} cadence of ${days.length} past ${seriesWords(key, s)}, the last on ${fromDay(days[days.length - 1]!)}: the next dates from it, the median of the last three amounts${lagWords(s)}`);
   // Cash moves `lag` days after the event; an event after the last known one (a bill or an open order).
   const anchor = [...days];
   if (poDay !== undefined && poDay > anchor[anchor.length - 1]!) anchor.push(poDay);
   for (const d of nextOccurrences(anchor, match, asOf, end - s.lag)) {
+    if (pauses && (pauses.closedShare(d) ?? 0) > 0.5) continue;
     ctx.points.push({
       id: `recurring:${key}`,
       inflow: s.inflow,
@@ -392,8 +401,29 @@ function renewalSeries(key: string, s: Series, { days, amounts }: ByDay, poDay: 
   return true;
 }
 
+/** A bank series that moves money most days (flows.ts): its expected money per day (true; nothing when it has stopped), else false. */
+function flowSeries(key: string, s: Series, { days, amounts }: ByDay, ctx: SeriesContext): boolean {
+  const f = flowForecast(days, amounts.map((e) => toF(e.amount)), ctx.asOf, ctx.end);
+  if (f === null) return false;
+  if (f === 'stopped') return true;
+  const season = f.seasonYears ? `, times the change a year before from those weeks to the days around each day (${f.seasonYears === 1 ? 'last year' : 'the last two years'})` : '';
+  const closed = f.closedDays >= 0.5 ? `; ${Math.round(f.closedDays)} days expected closed, as the same days were last year` : '';
+  const paused = f.paused ? `; silent since ${fromDay(days[days.length - 1]!)}, expected back${f.closedDays >= 0.5 ? ' when it came back last year' : ' now'}` : '';
+  const why = seriesWhy(
+    key,
+    s,
+    'daily_flow',
+    `${seriesWords(key, s)} most days (${days.length} days of it, a median ${dayWords(median(gapsOf(days).slice(-26)))} apart): each weekday at what it brought over the last ${f.openDays} open days, about ${Math.round(f.weekly)} a week${season}${closed}${paused}`,
+  );
+  ctx.daily.push({ id: `recurring:${key}`, inflow: s.inflow, base: f.base, values: f.values, lag: 0, customer: false, accountId: amounts[amounts.length - 1]!.accountId, unit: f.unit, why });
+  return true;
+}
+
+const gapsOf = (days: readonly number[]) => days.slice(1).map((d, i) => d - days[i]!);
+const dayWords = (n: number) => `${n} day${n === 1 ? '' : 's'}`;
+
 /** A recurring series' reason: its contact (a supplier, or a bank transaction's contact; none for a series keyed by description). */
-function seriesWhy(key: string, s: Series, reasonCode: 'cadence' | 'renewal', reason: string): SeriesWhy {
+function seriesWhy(key: string, s: Series, reasonCode: 'cadence' | 'renewal' | 'daily_flow', reason: string): SeriesWhy {
   const who = s.bill ? key.slice(5) : key.split(':')[2]!;
   return { kind: 'recurring', documentId: null, contactId: who === 'ref' || who === '' ? null : who, reasonCode, reason };
 }
