@@ -33,7 +33,7 @@ import type { ReliabilityTable } from '../src/domain/forecast/metrics.js';
 import { DEMO_ORGS } from '../src/server/demo.js';
 import { bestBaselinePinball, DEMO_SCHEMA, DEMO_TODAY, demoBusinessOfSeed, LAST_TWO_YEARS, loadDemo, readyLedger, type BenchLedger } from './demo-replays.js';
 import { BENCH_URL } from './gen-large-org.js';
-import { importOnlineRetail, loadShop, loadSynthetic, RETAIL_ORG_ID, SHOP_ORG_ID, SYNTH_AS_OF } from '../test/helpers/replay-ledgers.js';
+import { importOnlineRetail, loadSaas, loadShop, loadSynthetic, RETAIL_ORG_ID, SAAS_ORG_ID, SHOP_ORG_ID, SYNTH_AS_OF } from '../test/helpers/replay-ledgers.js';
 
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
@@ -50,6 +50,13 @@ const shop = (seed: number): BenchLedger => ({
   schema: `bench_bands_shop${seed}`,
   orgId: SHOP_ORG_ID.replace(/1$/, String(seed)),
   load: async (db) => void (await loadShop(db, seed)),
+});
+
+/** The synthetic subscription business (src/backtest/saas.ts): monthly and annual plans charged by card, growing. */
+const saas = (seed: number): BenchLedger => ({
+  schema: `bench_bands_saas${seed}`,
+  orgId: SAAS_ORG_ID.replace(/1$/, String(seed)),
+  load: async (db) => void (await loadSaas(db, seed)),
 });
 
 const demo: BenchLedger = { schema: DEMO_SCHEMA, orgId: DEMO_ORGS[0].id, load: (db) => loadDemo(db, log) };
@@ -78,6 +85,7 @@ const REPLAYS = [
   { name: 'Synthetic seed 5, weekly 2024-07-01..2026-03-30', ledger: synthetic(5), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
   { name: 'Synthetic shop, weekly 2024-07-01..2026-03-30', ledger: shop(1), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
   { name: 'Synthetic shop of seed 2, weekly 2024-07-01..2026-03-30', ledger: shop(2), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
+  { name: 'Synthetic subscription business, weekly 2024-07-01..2026-03-30', ledger: saas(1), from: '2024-07-01', to: '2026-03-30', every: 7, today: SYNTH_AS_OF },
   { name: 'Demo wholesaler, weekly 2024-11-25..2026-08-17 (the last two years)', ledger: demo, ...LAST_TWO_YEARS, every: 7, today: DEMO_TODAY },
   { name: 'Demo wholesaler, weekly 2024-06-03..2026-08-17 (from its first year)', ledger: demo, from: '2024-06-03', to: LAST_TWO_YEARS.to, every: 7, today: DEMO_TODAY },
   { name: 'Demo wholesaler, every 28 days 2024-06-03..2026-08-17', ledger: demo, from: '2024-06-03', to: LAST_TWO_YEARS.to, every: 28, today: DEMO_TODAY },

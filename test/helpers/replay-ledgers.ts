@@ -11,6 +11,7 @@ import type { Db } from '../../src/store/db.js';
 import { createOrg } from '../../src/store/tenancy.js';
 import { insertSynthetic, syntheticLedger, type SyntheticLedger } from '../../src/backtest/synthetic.js';
 import { shopLedger } from '../../src/backtest/shop.js';
+import { saasLedger } from '../../src/backtest/saas.js';
 import { convertOnlineRetail } from '../../src/demo/online-retail.js';
 import { importFiles } from '../../src/ledger/import.js';
 
@@ -33,6 +34,17 @@ export const SHOP_ORG_ID = '00000000-0000-4000-8000-0000000c0001';
 export async function loadShop(db: Db, seed: number): Promise<{ orgId: string; ledger: SyntheticLedger }> {
   const orgId = (await createOrg(db, { id: SHOP_ORG_ID.replace(/1$/, String(seed)), name: 'Corner Café Ltd', now: SYNTH_NOW, timezone: 'Europe/London', baseCurrency: 'GBP' })).orgId;
   const ledger = shopLedger(orgId, { seed, asOf: SYNTH_AS_OF });
+  await insertSynthetic(db, ledger);
+  return { orgId, ledger };
+}
+
+/** The synthetic subscription business's organisation (src/backtest/saas.ts). */
+export const SAAS_ORG_ID = '00000000-0000-4000-8000-0000000d0001';
+
+/** Creates the synthetic subscription business of `seed` and inserts its books; returns its id and the books. */
+export async function loadSaas(db: Db, seed: number): Promise<{ orgId: string; ledger: SyntheticLedger }> {
+  const orgId = (await createOrg(db, { id: SAAS_ORG_ID.replace(/1$/, String(seed)), name: 'Cloudy Software Ltd', now: SYNTH_NOW, timezone: 'Europe/London', baseCurrency: 'GBP' })).orgId;
+  const ledger = saasLedger(orgId, { seed, asOf: SYNTH_AS_OF });
   await insertSynthetic(db, ledger);
   return { orgId, ledger };
 }
