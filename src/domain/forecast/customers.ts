@@ -14,6 +14,7 @@ import type { DailyPrediction } from './prepared.js';
 import { gapModel, renewalDensity } from './renewal.js';
 import { LONG_RUN_WINDOW, newCustomersPrediction, RUN_RATE_WINDOW, type NewCustomerLags } from './run-rate.js';
 import { orderSeasonality } from './seasonality.js';
+import { cohortSupport, laterOrderCurve, MIN_COHORT, type FirstOrder } from './cohort.js';
 import { relativeSpread } from './spread.js';
 import type { Terms } from './terms.js';
 import type { LedgerHistory } from './types.js';
@@ -59,24 +60,56 @@ export function predictCustomers(
   const season = orderSeasonality(merged, asOf);
   const orgQuantiles = terms.arDelayCount >= 5 ? countsQuantiles(history.arDelays) : [0, 0, 0, 0, 0];
   const ctx: CustomerContext = { asOf, end, churnRate, season, terms, orgQuantiles };
-  const unmodelled: { day: number; value: number }[] = [];
+  // Each customer's first order and its later ones (cohort.ts); the first two orders, which the run-rate counted before.
+  const firsts: FirstOrder[] = [];
+  const firstTwo: { day: number; value: number }[] = [];
+  const singles: { age: number; value: number }[] = [];
   let unmodelledAccount: string | null = null;
   let firstOrder = Infinity;
+  const adjusted = (o: OrderEv) => o.value / season[monthOf(o.day)]!;
   for (const c of customers) {
     if (scheduled.has(c)) continue;
     const list = merged.get(c)!;
-    // Orders that no renewal could have predicted (a customer's first and second): the run-rate's share.
-    for (let i = 0; i < Math.min(2, list.length); i++) {
-      if (asOf - list[i]!.day <= LONG_RUN_WINDOW && list[i]!.day < asOf) {
-        unmodelled.push({ day: list[i]!.day, value: list[i]!.value / season[monthOf(list[i]!.day)]! });
-        if (asOf - list[i]!.day <= RUN_RATE_WINDOW) unmodelledAccount ??= list[i]!.accountId;
-      }
+    const seen = list.filter((o) => o.day < asOf && asOf - o.day <= LONG_RUN_WINDOW);
+    const first = list[0];
+    if (first && first === seen[0]) {
+      const later = seen.slice(1);
+      firsts.push({ day: first.day, value: adjusted(first), later: later.map((o) => ({ day: o.day, value: adjusted(o) })) });
+      if (later.length === 0) singles.push({ age: asOf - first.day, value: adjusted(first) });
+    }
+    // Orders that no renewal could have predicted (a customer's first and second).
+    for (const o of list.slice(0, 2)) {
+      if (o.day >= asOf || asOf - o.day > LONG_RUN_WINDOW) continue;
+      firstTwo.push({ day: o.day, value: adjusted(o) });
+      if (asOf - o.day <= RUN_RATE_WINDOW) unmodelledAccount ??= o.accountId;
     }
     const p = repeatPurchases(c, list, ctx);
     if (p) daily.push(p);
   }
   for (const list of merged.values()) if (list.length) firstOrder = Math.min(firstOrder, list[0]!.day);
-  const newCustomers = newCustomersPrediction(unmodelled, firstOrder, unmodelledAccount, season, newCustomerLags(merged, scheduled, ctx), asOf, end);
+  const lags = newCustomerLags(merged, scheduled, ctx);
+  const H = end - asOf;
+  // The ledger's opening book (customers whose first order in the books is in its first 13 weeks) had ordered before the
+  // books begin: how they order again is not how a new customer does; the curve is read from the customers after it.
+  const learnt = firsts.filter((f) => f.day >= firstOrder + OPENING_BOOK);
+  let newCustomers: DailyPrediction | null;
+  if (cohortSupport(learnt, asOf, H) >= MIN_COHORT) {
+    // A first order's later ones, and the customers with one order so far: each as the business's customers of its age who
+    // had not ordered again by then ordered after.
+    const singlesLater = new Float64Array(H + 1);
+    const curves = new Map<number, Float64Array>();
+    for (const x of singles) {
+      let curve = curves.get(x.age);
+      if (!curve) curves.set(x.age, (curve = laterOrderCurve(learnt, asOf, x.age, H)));
+      for (let u = 1; u <= H; u++) singlesLater[u]! += x.value * curve[u]!;
+    }
+    const later = { arrivals: laterOrderCurve(learnt, asOf, 0, H), singles: singlesLater, customers: singles.length };
+    newCustomers = newCustomersPrediction(firsts, firstOrder, unmodelledAccount, season, lags, asOf, end, later);
+  } else {
+    // Too young a ledger to read that curve from (its customers seen for the 13 weeks after their first order): the
+    // run-rate of first and second orders.
+    newCustomers = newCustomersPrediction(firstTwo, firstOrder, unmodelledAccount, season, lags, asOf, end);
+  }
   if (newCustomers) daily.push(newCustomers);
   return season;
 }
@@ -125,6 +158,9 @@ function repeatPurchases(c: string, list: readonly OrderEv[], ctx: CustomerConte
     why: { kind: 'predicted', documentId: null, contactId: c, reasonCode: 'repeat_purchase', reason },
   };
 }
+
+/** The ledger's first days (13 weeks) whose new customers are its opening book. */
+const OPENING_BOOK = 91;
 
 /** Recent new customers a new customer's payment is learnt from, at least. */
 const MIN_NEW_CUSTOMERS = 5;

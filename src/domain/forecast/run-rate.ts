@@ -68,6 +68,13 @@ export function runRatePrediction(
   return { id, inflow, base: asOf, values, lag, ...(lags.some((l) => l !== lag) ? { lags: [...lags] } : {}), customer: false, accountId, unit: unitOf(events, total), unitSpread: relativeSpread(events), why };
 }
 
+/** The new customers' later orders (cohort.ts): per unit of a day's first orders, `arrivals[u]` u days on; `singles[u]`, the money the customers with one order so far (`customers` of them) are expected to order on day asOf + u. Seasonally adjusted. */
+export interface NewCustomersLater {
+  arrivals: Float64Array;
+  singles: Float64Array;
+  customers: number;
+}
+
 /**
  * New customers: the rate of the orders no renewal could have predicted
  * (`unmodelled`: customers' first and second orders, seasonally adjusted),
@@ -85,24 +92,36 @@ export function newCustomersPrediction(
   pay: NewCustomerLags,
   asOf: number,
   end: number,
+  later?: NewCustomersLater,
 ): DailyPrediction | null {
   const recentValues = unmodelled.filter((e) => asOf - e.day <= RUN_RATE_WINDOW).map((e) => e.value);
   const recent = runRateTotal(recentValues) / RUN_RATE_WINDOW;
-  if (!(recent > 0)) return null;
   const span = Math.min(LONG_RUN_WINDOW, Math.max(RUN_RATE_WINDOW, asOf - firstOrder));
   const longRun = span > RUN_RATE_WINDOW ? runRateTotal(unmodelled.filter((e) => asOf - e.day <= span).map((e) => e.value)) / span : recent;
   const H = end - asOf;
+  const rate = new Float64Array(H + 1);
+  for (let u = 1; u <= H; u++) rate[u] = recent > 0 ? longRun + (recent - longRun) * 0.5 ** (u / NEW_CUSTOMERS_HALF_LIFE) : 0;
   const values = new Float64Array(H + 1);
+  let any = false;
   for (let u = 1; u <= H; u++) {
-    const rate = longRun + (recent - longRun) * 0.5 ** (u / NEW_CUSTOMERS_HALF_LIFE);
-    values[u] = rate * season[monthOf(asOf + u)]!;
+    // The first orders of the day's arrivals; the later orders of earlier days' arrivals and of today's one-order customers.
+    let v = rate[u]!;
+    if (later) {
+      for (let a = 1; a < u; a++) v += rate[a]! * later.arrivals[u - a]!;
+      v += later.singles[u]!;
+    }
+    values[u] = v * season[monthOf(asOf + u)]!;
+    any ||= values[u]! > 0;
   }
+  if (!any) return null;
   const { lags } = pay;
   const paid =
     pay.customers > 0
       ? `paid as the ${pay.customers} customers who first ordered in the last ${LONG_RUN_WINDOW} days pay (their terms and payment delays: ${lags[2] === 0 ? 'on the day of the invoice' : `${lags[2]} days from invoice to payment`}, the median)`
       : `paid after the usual ${pay.terms} days' terms and the spread of the business's payment delays`;
-  const reason = `new customers: the rate of first and second orders of the last ${RUN_RATE_WINDOW} days, easing toward the longer run's, by season; ${paid}`;
+  const reason = later
+    ? `new customers: the rate of first orders of the last ${RUN_RATE_WINDOW} days, easing toward the longer run's, and their later orders${later.customers ? `, with the ${later.customers} customers with one order so far,` : ''} as the business's customers ordered after their first; by season; ${paid}`
+    : `new customers: the rate of first and second orders of the last ${RUN_RATE_WINDOW} days, easing toward the longer run's, by season; ${paid}`;
   return {
     id: 'predicted:new-customers',
     inflow: true,
