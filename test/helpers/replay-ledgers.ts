@@ -19,35 +19,33 @@ import { importFiles } from '../../src/ledger/import.js';
 export const SYNTH_AS_OF = '2026-06-30';
 export const SYNTH_NOW = new Date('2026-06-30T12:00:00Z');
 
-/** Creates the synthetic organisation of `seed` (1-9) and inserts its books; returns its id and the books. */
-export async function loadSynthetic(db: Db, seed: number): Promise<{ orgId: string; ledger: SyntheticLedger }> {
-  const orgId = (await createOrg(db, { id: `00000000-0000-4000-8000-0000000b000${seed}`, name: 'Synthetic GmbH', now: SYNTH_NOW, timezone: 'Europe/Berlin', baseCurrency: 'EUR' })).orgId;
-  const ledger = syntheticLedger(orgId, { seed, asOf: SYNTH_AS_OF });
+type Generator = (orgId: string, opts: { seed: number; asOf: string }) => SyntheticLedger;
+
+/** Creates an organisation and inserts the books `generate` makes for it as of SYNTH_AS_OF; returns its id and the books. */
+async function loadGenerated(db: Db, org: { id: string; name: string; timezone: string; baseCurrency: string }, seed: number, generate: Generator): Promise<{ orgId: string; ledger: SyntheticLedger }> {
+  const orgId = (await createOrg(db, { ...org, now: SYNTH_NOW })).orgId;
+  const ledger = generate(orgId, { seed, asOf: SYNTH_AS_OF });
   await insertSynthetic(db, ledger);
   return { orgId, ledger };
 }
+
+/** Creates the synthetic organisation of `seed` (1-9) and inserts its books; returns its id and the books. */
+export const loadSynthetic = (db: Db, seed: number) =>
+  loadGenerated(db, { id: `00000000-0000-4000-8000-0000000b000${seed}`, name: 'Synthetic GmbH', timezone: 'Europe/Berlin', baseCurrency: 'EUR' }, seed, syntheticLedger);
 
 /** The synthetic shop's organisation (src/backtest/shop.ts): a café paid by card payouts, with fortnightly wages. */
 export const SHOP_ORG_ID = '00000000-0000-4000-8000-0000000c0001';
 
-/** Creates the synthetic shop of `seed` and inserts its books; returns its id and the books. */
-export async function loadShop(db: Db, seed: number): Promise<{ orgId: string; ledger: SyntheticLedger }> {
-  const orgId = (await createOrg(db, { id: SHOP_ORG_ID.replace(/1$/, String(seed)), name: 'Corner Café Ltd', now: SYNTH_NOW, timezone: 'Europe/London', baseCurrency: 'GBP' })).orgId;
-  const ledger = shopLedger(orgId, { seed, asOf: SYNTH_AS_OF });
-  await insertSynthetic(db, ledger);
-  return { orgId, ledger };
-}
+/** Creates the synthetic shop of `seed` and inserts its books. */
+export const loadShop = (db: Db, seed: number) =>
+  loadGenerated(db, { id: SHOP_ORG_ID.replace(/1$/, String(seed)), name: 'Corner Café Ltd', timezone: 'Europe/London', baseCurrency: 'GBP' }, seed, shopLedger);
 
 /** The synthetic subscription business's organisation (src/backtest/saas.ts). */
 export const SAAS_ORG_ID = '00000000-0000-4000-8000-0000000d0001';
 
-/** Creates the synthetic subscription business of `seed` and inserts its books; returns its id and the books. */
-export async function loadSaas(db: Db, seed: number): Promise<{ orgId: string; ledger: SyntheticLedger }> {
-  const orgId = (await createOrg(db, { id: SAAS_ORG_ID.replace(/1$/, String(seed)), name: 'Cloudy Software Ltd', now: SYNTH_NOW, timezone: 'Europe/London', baseCurrency: 'GBP' })).orgId;
-  const ledger = saasLedger(orgId, { seed, asOf: SYNTH_AS_OF });
-  await insertSynthetic(db, ledger);
-  return { orgId, ledger };
-}
+/** Creates the synthetic subscription business of `seed` and inserts its books. */
+export const loadSaas = (db: Db, seed: number) =>
+  loadGenerated(db, { id: SAAS_ORG_ID.replace(/1$/, String(seed)), name: 'Cloudy Software Ltd', timezone: 'Europe/London', baseCurrency: 'GBP' }, seed, saasLedger);
 
 /** Online Retail's organisation and its today (the data ends on 2011-12-09). */
 export const RETAIL_ORG_ID = '00000000-0000-4000-8000-0000000b0011';
