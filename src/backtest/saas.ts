@@ -14,7 +14,7 @@
  */
 import type { SyntheticLedger, SyntheticOptions } from './synthetic.js';
 import { addAccounts, addBankTransaction, addContact, addDocument, finish, newGen, type Gen } from './synthetic.js';
-import { addMonths, dayOfMonth } from '../domain/forecast/days.js';
+import { addMonths, dayOfMonth, isoWeekday, monthOf } from '../domain/forecast/days.js';
 
 const PLANS = [2_900, 9_900, 29_900];
 
@@ -59,8 +59,7 @@ function addSubscribers(g: Gen): number[] {
   for (let k = 0; k < 120; k++) subscribe(start + rng.int(0, 29));
   for (let d = start + 1; d <= asOf; d++) {
     // Sign-ups: about 0.6 a day at first, growing 40% a year, fewer at weekends.
-    const wd = new Date(d * 86_400_000).getUTCDay();
-    const rate = 0.6 * (1 + (0.4 * (d - start)) / 365) * (wd === 0 || wd === 6 ? 0.4 : 1.2);
+    const rate = 0.6 * (1 + (0.4 * (d - start)) / 365) * (isoWeekday(d) >= 6 ? 0.4 : 1.2);
     let n = 0;
     for (let p = Math.exp(-rate), u = rng.next(), c = p; u > c; ) {
       n++;
@@ -81,9 +80,8 @@ function addCosts(g: Gen, active: number[]): void {
   const contractors = Array.from({ length: 4 }, (_, k) => addContact(g, `Contractor ${k + 1}`, false));
   let staff = 4;
   for (let d = start; d <= asOf; d++) {
-    const dt = new Date(d * 86_400_000);
-    const dom = dt.getUTCDate();
-    const month = dt.getUTCMonth();
+    const dom = dayOfMonth(d);
+    const month = monthOf(d);
     const users = active[d - start]!;
     if (dom === 3) addDocument(g, 'AP', cloud, d, 14, Math.round(40_000 + users * 450 * Math.exp(rng.normal(0, 0.05))), '310', { delays: [0] });
     if (dom === 28) {

@@ -17,23 +17,21 @@
  */
 import type { SyntheticLedger, SyntheticOptions } from './synthetic.js';
 import { addAccounts, addBankTransaction, addContact, addDocument, finish, newGen, type Gen } from './synthetic.js';
+import { dayOfMonth, isoWeekday, monthOf } from '../domain/forecast/days.js';
 
-const DAY_MS = 86_400_000;
 /** Sales by weekday, Sunday first: closed on Sundays. */
 const WEEKDAY = [0, 0.7, 0.8, 0.9, 1.0, 1.3, 1.6];
-const utc = (day: number) => new Date(day * DAY_MS);
+/** 0 Sunday ... 6 Saturday (WEEKDAY's index). */
+const weekday = (day: number) => isoWeekday(day) % 7;
 
 /** Two peaks: April and September; quiet in January and the height of summer. */
 const shopSeason = (day: number) => {
-  const m = utc(day).getUTCMonth() + utc(day).getUTCDate() / 31;
+  const m = monthOf(day) + dayOfMonth(day) / 31;
   return 1 + 0.22 * Math.cos(((m - 3.5) / 12) * 2 * Math.PI) + 0.12 * Math.cos(((m - 3.5) / 6) * 2 * Math.PI);
 };
 
 /** Closed from 24 December to 6 January. */
-const closed = (day: number) => {
-  const d = utc(day);
-  return d.getUTCDay() === 0 || (d.getUTCMonth() === 11 && d.getUTCDate() >= 24) || (d.getUTCMonth() === 0 && d.getUTCDate() <= 6);
-};
+const closed = (day: number) => weekday(day) === 0 || (monthOf(day) === 11 && dayOfMonth(day) >= 24) || (monthOf(day) === 0 && dayOfMonth(day) <= 6);
 
 /** Grows in its first year, shrinks after (in years since the start). */
 const trend = (g: Gen, day: number) => {
@@ -61,7 +59,7 @@ function addTakings(g: Gen): Map<number, number> {
   let cardOwed = 0;
   let cashOwed = 0;
   for (let d = start; d <= asOf; d++) {
-    const wd = utc(d).getUTCDay();
+    const wd = weekday(d);
     if (wd === 1) weekShock = Math.max(0.6, rng.normal(1, 0.1));
     // Payouts: each business day, everything carded since the last payout, less 1.5%.
     if (wd >= 1 && wd <= 5 && cardOwed > 0) {
@@ -111,11 +109,10 @@ function addSupplies(g: Gen, sales: Map<number, number>): void {
   const dairy = addContact(g, 'Dairy Direct', false);
   const coffee = addContact(g, 'Bean Merchants', false);
   for (let d = start + 7; d <= asOf; d++) {
-    const dt = utc(d);
     const week = sumSales(sales, d - 7, d - 1);
-    if (dt.getUTCDay() === 1 && week > 0) addDocument(g, 'AP', produce, d, 7, Math.round(week * 0.28 * Math.exp(rng.normal(0, 0.08))), '310', { delays: [rng.chance(0.2) ? 1 : 0] });
-    if (dt.getUTCDay() === 4 && week > 0) addDocument(g, 'AP', dairy, d, 14, Math.round(week * 0.09 * Math.exp(rng.normal(0, 0.1))), '310', { delays: [0] });
-    if (dt.getUTCDate() === 1) addDocument(g, 'AP', coffee, d, 30, Math.round(sumSales(sales, d - 30, d - 1) * 0.05), '310', { delays: [rng.int(-2, 3)] });
+    if (weekday(d) === 1 && week > 0) addDocument(g, 'AP', produce, d, 7, Math.round(week * 0.28 * Math.exp(rng.normal(0, 0.08))), '310', { delays: [rng.chance(0.2) ? 1 : 0] });
+    if (weekday(d) === 4 && week > 0) addDocument(g, 'AP', dairy, d, 14, Math.round(week * 0.09 * Math.exp(rng.normal(0, 0.1))), '310', { delays: [0] });
+    if (dayOfMonth(d) === 1) addDocument(g, 'AP', coffee, d, 30, Math.round(sumSales(sales, d - 30, d - 1) * 0.05), '310', { delays: [rng.int(-2, 3)] });
   }
 }
 
@@ -130,12 +127,11 @@ function addStaffAndOverheads(g: Gen, sales: Map<number, number>): void {
   const owner = addContact(g, 'Owner', false);
   // The first Thursday on or after the start: pay day, then every 14 days.
   let payDay = start;
-  while (utc(payDay).getUTCDay() !== 4) payDay++;
+  while (weekday(payDay) !== 4) payDay++;
   let rent = 550_000;
   for (let d = start; d <= asOf; d++) {
-    const dt = utc(d);
-    const dom = dt.getUTCDate();
-    const month = dt.getUTCMonth();
+    const dom = dayOfMonth(d);
+    const month = monthOf(d);
     if (d === payDay) {
       addBankTransaction(g, d, -Math.round(200_000 + sumSales(sales, d - 14, d - 1) * 0.3), payroll, '477', 'Wages');
       payDay += 14;

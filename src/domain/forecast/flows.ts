@@ -23,6 +23,7 @@
 import { median } from './behaviour.js';
 import { isoWeekday } from './days.js';
 import { lowerBound } from './sorted.js';
+import { relativeSpread } from './spread.js';
 
 /** A flow's events are a median of at most this many days apart (over its last 26 gaps). */
 const FLOW_MAX_MEDIAN_GAP = 3;
@@ -49,6 +50,8 @@ export interface FlowForecast {
   weekly: number;
   /** Open days the rates were read from. */
   openDays: number;
+  /** The median of its last 26 gaps (days). */
+  medianGap: number;
   /** How many years before gave the season. */
   seasonYears: number;
   /** Days of the horizon expected closed (a pause a year before on the same days), as a sum of shares. */
@@ -140,7 +143,7 @@ export function flowForecast(days: readonly number[], money: readonly number[], 
     closedDays += closed;
     values[u] = rate[isoWeekday(d) % 7]! * season(d) * (1 - closed);
   }
-  return { base, values, unit: weekVariance(days, money, asOf, window, open) ?? total / Math.max(1, n - lowerBound(days, asOf - window)), weekly, openDays, seasonYears: years.length, closedDays, paused };
+  return { base, values, unit: weekVariance(asOf, window, openCount, moneyOn) ?? total / Math.max(1, n - lowerBound(days, asOf - window)), weekly, openDays, medianGap: med, seasonYears: years.length, closedDays, paused };
 }
 
 /**
@@ -172,20 +175,16 @@ export function pausesOf(days: readonly number[], pauseLen: number): { inPause: 
   return { inPause, closedShare };
 }
 
-/** The variance over the mean of the full open weeks' totals (the 7 days before asOf, the 7 before them, ...) in the window; null below three such weeks. */
-function weekVariance(days: readonly number[], money: readonly number[], asOf: number, window: number, open: (x: number) => boolean): number | null {
+/**
+ * The variance over the mean of the full open weeks' totals (the 7 days
+ * before asOf, the 7 before them, ...) in the window; null below three such
+ * weeks or without money.
+ */
+function weekVariance(asOf: number, window: number, openCount: (from: number, to: number) => number, moneyOn: (from: number, to: number) => number): number | null {
   const totals: number[] = [];
-  for (let to = asOf - 1; to - 6 >= asOf - window; to -= 7) {
-    let full = true;
-    for (let x = to - 6; x <= to && full; x++) full = open(x);
-    if (!full) continue;
-    let s = 0;
-    for (let i = lowerBound(days, to - 6); i < days.length && days[i]! <= to; i++) s += money[i]!;
-    totals.push(s);
-  }
+  for (let to = asOf - 1; to - 6 >= asOf - window; to -= 7) if (openCount(to - 6, to) === 7) totals.push(moneyOn(to - 6, to));
   if (totals.length < 3) return null;
   const mean = totals.reduce((a, b) => a + b, 0) / totals.length;
   if (!(mean > 0)) return null;
-  const variance = totals.reduce((a, t) => a + (t - mean) ** 2, 0) / (totals.length - 1);
-  return Math.max(variance / mean, mean / 1000);
+  return Math.max(relativeSpread(totals) ** 2 * mean, mean / 1000);
 }

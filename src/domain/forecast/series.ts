@@ -229,7 +229,7 @@ function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: 
   const pauses = match.period <= 14 ? pausesOf(days, isActiveLimit(match.period)) : null;
   if (!isActive(lastDay, asOf, match.period) && !((pauses?.closedShare(asOf - 1) ?? 0) > 0.5)) return false;
   const { amount, spread, lastEv } = recurringAmount(amounts);
-  const why = seriesWhy(key, s, 'cadence', `${match.cadence.toLowerCase().replace('_', '-')} cadence of ${days.length} past ${seriesWords(key, s)}, the last on ${fromDay(days[days.length - 1]!)}: the next dates from it, the median of the last three amounts${lagWords(s)}`);
+  const why = seriesWhy(key, s, 'cadence', `${match.cadence.toLowerCase().replace('_', '-')} cadence of ${days.length} past ${seriesWords(key, s)}, the last on ${fromDay(lastDay)}: the next dates from it, the median of the last three amounts${lagWords(s)}`);
   // Cash moves `lag` days after the event; an event after the last known one (a bill or an open order).
   const anchor = [...days];
   if (poDay !== undefined && poDay > anchor[anchor.length - 1]!) anchor.push(poDay);
@@ -413,13 +413,12 @@ function flowSeries(key: string, s: Series, { days, amounts }: ByDay, ctx: Serie
     key,
     s,
     'daily_flow',
-    `${seriesWords(key, s)} most days (${days.length} days of it, a median ${dayWords(median(gapsOf(days).slice(-26)))} apart): each weekday at what it brought over the last ${f.openDays} open days, about ${Math.round(f.weekly)} a week${season}${closed}${paused}`,
+    `${seriesWords(key, s)} most days (${days.length} days of it, a median ${dayWords(f.medianGap)} apart): each weekday at what it brought over the last ${f.openDays} open days, about ${Math.round(f.weekly)} a week${season}${closed}${paused}`,
   );
   ctx.daily.push({ id: `recurring:${key}`, inflow: s.inflow, base: f.base, values: f.values, lag: 0, customer: false, accountId: amounts[amounts.length - 1]!.accountId, unit: f.unit, why });
   return true;
 }
 
-const gapsOf = (days: readonly number[]) => days.slice(1).map((d, i) => d - days[i]!);
 const dayWords = (n: number) => `${n} day${n === 1 ? '' : 's'}`;
 
 /** A recurring series' reason: its contact (a supplier, or a bank transaction's contact; none for a series keyed by description). */
