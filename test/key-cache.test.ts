@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { freshStore, type TestStore } from './helpers/store.js';
-import { serveProcess } from './helpers/net.js';
+import { serveProcess, stopProcesses } from './helpers/net.js';
 import { startTestApi } from './helpers/http.js';
 import { sql } from 'drizzle-orm';
 import { KeyCache } from '../src/api/key-cache.js';
@@ -84,7 +84,7 @@ describe('revocation across processes (PostgreSQL, two serve processes)', () => 
     urls = servers.map((s) => s.url);
   }, 60_000);
   afterAll(async () => {
-    for (const c of children) c.kill('SIGTERM');
+    await stopProcesses(children);
     await store?.close();
   });
 

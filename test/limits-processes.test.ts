@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshStore, type TestStore } from './helpers/store.js';
 import { startTestApi, type TestApi } from './helpers/http.js';
 import { REDIS_TEST_URL } from './helpers/env.js';
-import { freePort, serveProcess } from './helpers/net.js';
+import { freePort, serveProcess, stopProcesses } from './helpers/net.js';
 import { createKey, createOrg } from '../src/store/tenancy.js';
 import { RedisLimiter } from '../src/store/redis-usage.js';
 import { SCOPES } from '../src/domain/scopes.js';
@@ -36,7 +36,7 @@ describe.each([
     freeKey = (await createKey(store.db, { orgId: free.orgId, scopes: [...SCOPES], now: new Date() })).key;
   }, 90_000);
   afterAll(async () => {
-    for (const c of children) c.kill('SIGTERM');
+    await stopProcesses(children);
     await store?.close();
   });
 

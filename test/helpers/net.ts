@@ -52,3 +52,19 @@ export function serveProcess(env: Record<string, string>, args: string[] = []): 
     }, 60_000);
   });
 }
+
+/**
+ * SIGTERM to each child, then waits until every one has exited: a server
+ * still draining (its last writes) would otherwise race the test's clean-up
+ * of its database (a DROP SCHEMA ... CASCADE deadlocked with one).
+ */
+export async function stopProcesses(children: readonly ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map((c) => {
+      if (c.exitCode !== null || c.signalCode !== null) return Promise.resolve();
+      const gone = new Promise((r) => c.once('exit', r));
+      c.kill('SIGTERM');
+      return gone;
+    }),
+  );
+}
