@@ -529,6 +529,19 @@ describe("when new customers pay (session 21: the new customers' receipts came w
     expect(dp.lags).toEqual([9, 60, 60, 60, 60]);
   });
 
+  it("Given the ledger's opening book on 45 days (customers first seen in the books' first 13 weeks), Then new customers' lags are learnt from the customers after it", () => {
+    // The books begin 585 days ago with ten customers ordering monthly on 45 days (within the 730 days the lags read); six
+    // newcomers on 7 days in the last half year; one customer arrived 300 days ago, after the opening book, on 45 days.
+    const book = Array.from({ length: 10 }, (_, i) => paidHistory(`book-${i}`, 18, 0, AS_OF, 45)).flat();
+    const later = paidHistory('later', 9, 0, AS_OF, 45);
+    const dp = newCustomers([...book, ...later, ...newcomers(6)]);
+    expect(dp.why.reason).toContain('paid as the 7 customers who first ordered');
+    // By money: the six newcomers (800 each over their first two orders: 4,800) and the later customer on 45 days (1,000).
+    expect(dp.lags).toEqual([7, 8, 9, 11, 45]);
+    // Counted as new, the opening book would have put the median at 45 days.
+    expect(newCustomers([...book, ...newcomers(6)]).lags[2]).toBeLessThan(45);
+  });
+
   it('Given new customers on repeating invoices, Then they are left out, as the new customers\' rate leaves them out', () => {
     const repeating = newcomers(5, { terms: 0, prefix: 'rep' });
     const schedules = repeating.map((d, i) => ({

@@ -87,10 +87,10 @@ export function predictCustomers(
     if (p) daily.push(p);
   }
   for (const list of merged.values()) if (list.length) firstOrder = Math.min(firstOrder, list[0]!.day);
-  const lags = newCustomerLags(merged, scheduled, ctx);
-  const H = end - asOf;
   // The ledger's opening book (customers whose first order in the books is in its first 13 weeks) had ordered before the
-  // books begin: how they order again is not how a new customer does; the curve is read from the customers after it.
+  // books begin: how they order again and pay is not how a new customer does; both are read from the customers after it.
+  const lags = newCustomerLags(merged, scheduled, ctx, firstOrder + OPENING_BOOK);
+  const H = end - asOf;
   const learnt = firsts.filter((f) => f.day >= firstOrder + OPENING_BOOK);
   let newCustomers: DailyPrediction | null;
   if (cohortSupport(learnt, asOf, H) >= MIN_COHORT) {
@@ -167,7 +167,10 @@ const MIN_NEW_CUSTOMERS = 5;
 
 /**
  * How the business's new customers pay: each customer (not on a schedule)
- * whose first order is within LONG_RUN_WINDOW days counts, at its median
+ * whose first order is within LONG_RUN_WINDOW days and on or after `since`
+ * (the day after the ledger's opening book: customers who first appear in
+ * the books' first 13 weeks had ordered before them, on the terms of old
+ * customers) counts, at its median
  * terms plus its median delay (days from invoice to payment; the business's
  * median delay while it has paid nothing: a slow payer is not left out for
  * being slow), weighed by its first two orders' value (the money the new
@@ -176,13 +179,13 @@ const MIN_NEW_CUSTOMERS = 5;
  * sooner for its new sales than its usual terms say. Fewer than
  * MIN_NEW_CUSTOMERS: the business's usual terms plus its delay quantiles.
  */
-function newCustomerLags(orders: ReadonlyMap<string, readonly OrderEv[]>, scheduled: ReadonlySet<string>, ctx: CustomerContext): NewCustomerLags {
+function newCustomerLags(orders: ReadonlyMap<string, readonly OrderEv[]>, scheduled: ReadonlySet<string>, ctx: CustomerContext, since: number): NewCustomerLags {
   const { terms, asOf } = ctx;
   const lags: number[] = [];
   const weights: number[] = [];
   for (const [c, list] of orders) {
     const first = list[0];
-    if (!first || scheduled.has(c) || first.day >= asOf || asOf - first.day > LONG_RUN_WINDOW) continue;
+    if (!first || scheduled.has(c) || first.day >= asOf || first.day < since || asOf - first.day > LONG_RUN_WINDOW) continue;
     const own = terms.customerDelays.get(c);
     const delay = own?.length ? median(own) : terms.orgArDelayMedian;
     lags.push(Math.max(0, (terms.arTerms.get(c) ?? terms.orgArTerms) + delay));
