@@ -58,9 +58,13 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * what the account accrued over the period each settles (liabilities.ts),
  * not the median of the last three. 8: the lowest closing cash over the
  * weeks is calibrated too (its own scale, `lowest`): the shortfall over the
- * weeks and the cushion read it.
+ * weeks and the cushion read it. 9: a bank series that moves money most
+ * days is forecast as money per open day (flows.ts); new customers' later
+ * orders follow the business's own customers after their first
+ * (cohort.ts); new customers' payment lags leave out the ledger's opening
+ * book (customers.ts newCustomerLags).
  */
-export const CALIBRATION_VERSION = 8;
+export const CALIBRATION_VERSION = 9;
 
 export interface Quantiles {
   p10: number;
