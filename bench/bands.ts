@@ -20,7 +20,8 @@
  * on books the engine has never seen.
  *
  * With --reliability: every replay's reliability table, and the demo's kinds
- * of business (each replayed weekly over its last two years) pooled into one.
+ * of business (each replayed weekly over its last two years) pooled into one,
+ * with their closing cash's misses below P10 and above P90 per week ahead.
  *
  * Usage: npx tsx bench/bands.ts [--force] [--only NAME] [--seeds N,N|none] [--reliability] (or npm run bench -- bands)
  * Env:   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
@@ -162,6 +163,8 @@ console.log('|---|---|---|---|---|---|---|');
 const reliability: string[] = [];
 const pool = new PooledReliability('cells: the shortfall probability, closing cash below the opening cash of the cut-off');
 const poolAny = new PooledReliability("cut-offs: the forecast's shortfall.probability, closing cash below the cut-off's opening cash in some week of the 13");
+/** The demo's kinds of business pooled (as `pool`): per horizon week, the closing cash's cells below P10 and above P90 (0.1 each is right). */
+const tails = Array.from({ length: 13 }, () => ({ n: 0, below: 0, above: 0 }));
 /** Per replay: the shortfall over the 13 weeks (the forecast's shortfall.probability) and its cushion90, the threshold the cut-off's opening cash. */
 const overall: string[] = [];
 const cushions = { cutoffs: 0, held: 0, stated: 0, statedHeld: 0 };
@@ -186,6 +189,11 @@ for (const r of REPLAYS) {
   // The demo's kinds of business, each replayed once over its last two years: their cells pooled (--reliability).
   if (r.name.includes('weekly 2024-11-25..2026-08-17') && b.shortfall.brierClimatology > 0) {
     pool.add(b.shortfall);
+    b.methods.cashline.byHorizon.closing.forEach((h, k) => {
+      tails[k]!.n += b.cutoffs;
+      tails[k]!.below += b.cutoffs * h.below10;
+      tails[k]!.above += b.cutoffs * h.above90;
+    });
     poolAny.add(b.shortfallAnyWeek);
     const c = b.cushion;
     cushions.cutoffs += c.cutoffs;
@@ -216,5 +224,12 @@ if (args.includes('--reliability')) {
     console.log(
       `\nThe same replays' cushion90 held on ${f(cushions.held / cushions.cutoffs)} of ${cushions.cutoffs} cut-offs; on ${cushions.stated ? f(cushions.statedHeld / cushions.stated) : '-'} of the ${cushions.stated} where it was above 0`,
     );
+  }
+  if (tails[0]!.n > 0) {
+    console.log("\nThe same replays' closing cash per week ahead: the share of actuals below the band's P10 and above its P90 (0.1 each is right)");
+    console.log(`| | ${tails.map((_, k) => k + 1).join(' | ')} |`);
+    console.log(`|---|${tails.map(() => '---').join('|')}|`);
+    console.log(`| below P10 | ${tails.map((t) => f(t.below / t.n)).join(' | ')} |`);
+    console.log(`| above P90 | ${tails.map((t) => f(t.above / t.n)).join(' | ')} |`);
   }
 }

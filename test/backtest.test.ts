@@ -46,6 +46,11 @@ function checkShape(r: BacktestResult, cutoffs: number) {
       for (const v of [x.wape, x.pinball, x.coverage80, x.width80]) expect(Number.isFinite(v)).toBe(true);
     }
   }
+  // Each horizon week's cells are held by the band, below its P10 or above its P90 (each share rounded to 4 places).
+  for (const h of Object.values(r.methods.cashline.byHorizon).flat()) {
+    expect(Object.keys(h).sort()).toEqual(['above90', 'below10', 'coverage80', 'wape', 'week']);
+    expect(h.below10 + h.coverage80 + h.above90).toBeCloseTo(1, 3);
+  }
   expect(r.shortfall.cells).toBe(cutoffs * 13);
   // Over the 13 weeks, one cell per cut-off: the shortfall's probability and whether its cushion covered what happened.
   expect(r.shortfallAnyWeek.cells).toBe(cutoffs);

@@ -5,7 +5,9 @@
  * - mae: mean |F - y| (exact, in the base currency); wape: sum |F - y| / sum |y|;
  * - pinball: sum over cells and q in {0.1, 0.5, 0.9} of rho_q(y - F_q), divided
  *   by sum |y|, where rho_q(u) = max(q u, (q - 1) u);
- * - coverage80: the share of cells with F_0.1 <= y <= F_0.9;
+ * - coverage80: the share of cells with F_0.1 <= y <= F_0.9; per horizon week
+ *   also below10 and above90, the shares below F_0.1 and above F_0.9 (an 80%
+ *   band can hold 80% and still miss on one side only: 1% below, 19% above);
  * - width80: sum (F_0.9 - F_0.1) / sum |y|.
  */
 import { canonical, D, type Dec } from '../money.js';
@@ -24,6 +26,10 @@ export interface HorizonMetric {
   week: number;
   wape: number;
   coverage80: number;
+  /** The share of cells below F_0.1 (0.1 is right). */
+  below10: number;
+  /** The share of cells above F_0.9 (0.1 is right). */
+  above90: number;
 }
 
 const rho = (q: number, u: number) => Math.max(q * u, (q - 1) * u);
@@ -37,6 +43,8 @@ export class Scorer {
   private actualF = 0;
   private pinballSum = 0;
   private covered = 0;
+  private below = 0;
+  private above = 0;
   private width = 0;
 
   add(point: Dec, actual: Dec, band: Quantiles): void {
@@ -46,7 +54,9 @@ export class Scorer {
     const y = actual.toNumber();
     this.actualF += Math.abs(y);
     this.pinballSum += rho(0.1, y - band.p10) + rho(0.5, y - band.p50) + rho(0.9, y - band.p90);
-    if (y >= band.p10 && y <= band.p90) this.covered++;
+    if (y < band.p10) this.below++;
+    else if (y > band.p90) this.above++;
+    else this.covered++;
     this.width += band.p90 - band.p10;
   }
 
@@ -62,7 +72,8 @@ export class Scorer {
 
   horizon(week: number): HorizonMetric {
     const m = this.metric();
-    return { week, wape: m.wape, coverage80: m.coverage80 };
+    const share = (x: number) => (this.n ? Math.round((x / this.n) * 10_000) / 10_000 : 0);
+    return { week, wape: m.wape, coverage80: m.coverage80, below10: share(this.below), above90: share(this.above) };
   }
 }
 
