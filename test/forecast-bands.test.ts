@@ -431,6 +431,33 @@ describe('calibration', () => {
     expect(scale.alpha).toBeCloseTo(before + GAMMA * TARGET_ALPHA, 12);
   });
 
+  it('Given a first year of surprises all one way and then outcomes about the simulated P50, Then the scores are read symmetric: the band no longer leans toward the old surprises; outcomes that keep falling one way are read as they fell', () => {
+    const sim = { p10: -1, p50: 0, p90: 1 };
+    // One forecast a day, each known the next day: `ys` the outcomes in turn.
+    const replay = (ys: number[]) => {
+      const cal = new OnlineCalibrator(1);
+      ys.forEach((y, t) => {
+        cal.advance(t);
+        cal.observe(t + 1, 0, 'closing', sim, y);
+      });
+      cal.advance();
+      return cal.horizons[0]!.closing;
+    };
+    // Twelve outcomes 1.5 to 2.5 band-widths below the median (the first year's), then forty spread evenly about it (-1.4..1.4).
+    const first = Array.from({ length: 12 }, (_, i) => -1.5 - (i % 5) / 4);
+    const settled = replay([...first, ...Array.from({ length: 40 }, (_, i) => (((i * 7) % 40) / 39 - 0.5) * 2.8)]);
+    expect(settled.symmetric).toBe(true);
+    const band = calibratedBand(sim, settled);
+    expect(band.p50).toBeCloseTo(0, 12);
+    expect(band.p90).toBeCloseTo(-band.p10, 12);
+    // Read as they fell, the same scores put the median below the simulated one (the old surprises still in the window).
+    expect(calibratedBand(sim, settled, undefined, false).p50).toBeLessThan(-0.1);
+    // Outcomes that keep falling above the band (1.5 to 2.5 band-widths up, as a business growing faster than its history says):
+    const growing = replay(Array.from({ length: 60 }, (_, i) => 1.5 + (i % 5) / 4));
+    expect(growing.symmetric).toBe(false);
+    expect(calibratedBand(sim, growing).p50).toBeGreaterThan(1.5);
+  });
+
   it('conformal quantiles: level k / (n + 1) reads the k-th smallest score; beyond the ends at most one outer spacing further; the cdf is its inverse', () => {
     expect(conformalQuantile([1, 2, 4, 8], 0.2)).toBe(1);
     expect(conformalQuantile([1, 2, 4, 8], 0.6)).toBe(4);

@@ -14,7 +14,15 @@
  * - the level itself adapts (adaptive conformal inference, Gibbs and Candès
  *   2021): after each past cut-off whose band missed, the 80% band's miss rate
  *   alpha is lowered, after each hit raised, by a step GAMMA, so the band
- *   tracks a business whose behaviour drifts.
+ *   tracks a business whose behaviour drifts;
+ * - the scores are read as they fell (signed: the band moves toward where
+ *   actuals fell) or symmetric about the simulation's own P50 (each score and
+ *   its mirror: only the width is learnt), whichever would have scored the
+ *   lower pinball loss on the horizon's latest SCORE_WINDOW outcomes, each
+ *   judged on the band it would have shown at its cut-off. A forecast whose
+ *   errors shrink as its books grow (the first year's surprises, mostly one
+ *   way, still in the window) is not pulled toward them; one that keeps
+ *   missing one way (a business growing faster than its history says) is.
  *
  * Only what was known at a cut-off is used at that cut-off: a score joins the
  * calibration on the day its week has happened (`OnlineCalibrator`), so the
@@ -62,7 +70,9 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * days is forecast as money per open day (flows.ts); new customers' later
  * orders follow the business's own customers after their first
  * (cohort.ts); new customers' payment lags leave out the ledger's opening
- * book (customers.ts newCustomerLags).
+ * book (customers.ts newCustomerLags); each scale reads its scores as they
+ * fell or symmetric about the simulated P50, whichever lost less (Scale
+ * symmetric).
  */
 export const CALIBRATION_VERSION = 9;
 
@@ -83,6 +93,8 @@ export interface Quantiles {
 export interface Scale {
   scores: number[];
   alpha: number;
+  /** The scores are read symmetric about the simulation's P50 (each and its mirror) rather than as they fell; absent: as they fell. */
+  symmetric?: boolean;
 }
 /** What the nightly calibration stores (per organisation): a scale per horizon week (1-13) and figure. */
 export interface CalibrationState {
@@ -250,33 +262,49 @@ function priorScores(sim: Quantiles, prior: Quantiles | undefined): readonly num
   return PRIOR.map((z) => scoreOf(sim, valueAt(prior, z))).sort((a, b) => a - b);
 }
 
-/** The real scores with the prior's pseudo-scores, sorted. */
-function withPrior(scores: readonly number[], prior: readonly number[]): number[] {
+/** Sorted scores with each one's mirror about 0 (the simulation's P50), sorted. */
+function mirrored(sorted: readonly number[]): number[] {
+  return mergeSorted(sorted.map((x) => -x).reverse(), sorted);
+}
+
+/** The scores a scale reads: the real ones with the prior's pseudo-scores, sorted; both mirrored when `symmetric`. */
+function scaleScores(scores: readonly number[], prior: readonly number[], symmetric: boolean): number[] {
+  return symmetric ? mergeSorted(mirrored(scores), mirrored(prior)) : mergeSorted(scores, prior);
+}
+
+/** Two sorted lists merged into one. */
+function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
   const out: number[] = [];
   let i = 0;
   let j = 0;
-  while (i < scores.length || j < prior.length) {
-    if (j >= prior.length || (i < scores.length && scores[i]! <= prior[j]!)) out.push(scores[i++]!);
-    else out.push(prior[j++]!);
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]! <= b[j]!)) out.push(a[i++]!);
+    else out.push(b[j++]!);
   }
   return out;
 }
 
 /** The calibrated probability that the figure is below x. */
 export function calibratedCdf(sim: Quantiles, scale: Scale, x: number, prior?: Quantiles): number {
-  return unwarp(conformalCdf(withPrior(scale.scores, priorScores(sim, prior)), scoreOf(sim, x)), scale.alpha);
+  return unwarp(conformalCdf(scaleScores(scale.scores, priorScores(sim, prior), scale.symmetric ?? false), scoreOf(sim, x)), scale.alpha);
 }
 
-/** The calibrated quantile function of a simulated band: the figure at any level q (0..1). */
-export function calibratedQuantiles(sim: Quantiles, scale: Scale, prior?: Quantiles): (q: number) => number {
-  const scores = withPrior(scale.scores, priorScores(sim, prior));
+/** The calibrated quantile function of a simulated band: the figure at any level q (0..1); `symmetric` (the scale's own choice by default) reads its scores mirrored. */
+export function calibratedQuantiles(sim: Quantiles, scale: Scale, prior?: Quantiles, symmetric = scale.symmetric ?? false): (q: number) => number {
+  const scores = scaleScores(scale.scores, priorScores(sim, prior), symmetric);
   return (q) => valueAt(sim, conformalQuantile(scores, warp(q, scale.alpha)));
 }
 
-/** The calibrated 80% band of a simulated one. */
-export function calibratedBand(sim: Quantiles, scale: Scale, prior?: Quantiles): Quantiles {
-  const at = calibratedQuantiles(sim, scale, prior);
+/** The calibrated 80% band of a simulated one (`symmetric`: as calibratedQuantiles). */
+export function calibratedBand(sim: Quantiles, scale: Scale, prior?: Quantiles, symmetric = scale.symmetric ?? false): Quantiles {
+  const at = calibratedQuantiles(sim, scale, prior, symmetric);
   return { p10: at(0.1), p50: at(0.5), p90: at(0.9), ...(sim.floor !== undefined ? { floor: sim.floor } : {}) };
+}
+
+/** The pinball loss of a band's P10, P50 and P90 for the outcome y, in units of the simulated band's width (floored as scores are). */
+function bandLoss(band: Quantiles, sim: Quantiles, y: number): number {
+  const rho = (q: number, u: number) => Math.max(q * u, (q - 1) * u);
+  return (rho(0.1, y - band.p10) + rho(0.5, y - band.p50) + rho(0.9, y - band.p90)) / (sideWidth(sim.p50 - sim.p10, sim) + sideWidth(sim.p90 - sim.p50, sim));
 }
 
 interface Pending {
@@ -287,7 +315,15 @@ interface Pending {
   sim: Quantiles;
   /** The calibrated band the forecast showed at its cut-off; null when the week could not be calibrated then. */
   shown: Quantiles | null;
+  /** The band it would have shown reading the scores the other way (symmetric or as they fell). */
+  other: Quantiles | null;
   y: number;
+}
+
+/** A score in a scale's window, in the order scores arrived, with the pinball losses the bands read as they fell and symmetric would have had (when the week was calibrated then). */
+interface Arrival {
+  score: number;
+  losses: { signed: number; symmetric: number } | null;
 }
 
 /**
@@ -302,11 +338,11 @@ const LOWEST = -1;
 export class OnlineCalibrator {
   private readonly pending: Pending[] = [];
   /** The scores of each horizon and figure in the order they arrived (the window's queue). */
-  private readonly arrivals: Partial<Record<Figure, number[]>>[];
+  private readonly arrivals: Partial<Record<Figure, Arrival[]>>[];
   readonly horizons: Record<Figure, Scale>[];
   /** The lowest closing over the weeks: its scale and its scores in the order they arrived. */
   readonly lowest: Scale = { scores: [], alpha: TARGET_ALPHA };
-  private readonly lowestArrivals: number[] = [];
+  private readonly lowestArrivals: Arrival[] = [];
   private hits = 0;
   private cells = 0;
   private cutoffs = 0;
@@ -335,6 +371,13 @@ export class OnlineCalibrator {
     return s ? calibratedBand(sim, s, prior) : null;
   }
 
+  /** The band shown (as calibrated) and the one the other reading of the same scale would have shown; nulls while it cannot be calibrated. */
+  private shownAndOther(s: Scale | null, sim: Quantiles, prior?: Quantiles): { shown: Quantiles | null; other: Quantiles | null } {
+    if (!s) return { shown: null, other: null };
+    const symmetric = s.symmetric ?? false;
+    return { shown: calibratedBand(sim, s, prior, symmetric), other: calibratedBand(sim, s, prior, !symmetric) };
+  }
+
   /**
    * A cut-off's simulated band of week h (and its common level's, the prior,
    * when it had one) and what actually happened, known from `day` on. Called
@@ -342,7 +385,7 @@ export class OnlineCalibrator {
    * is kept, and ACI is stepped on it when the outcome arrives.
    */
   observe(day: number, h: number, figure: Figure, sim: Quantiles, y: number, prior?: Quantiles): void {
-    this.pending.push({ day, horizon: h, figure, sim, y, shown: this.calibrated(h, figure, sim, prior) });
+    this.pending.push({ day, horizon: h, figure, sim, y, ...this.shownAndOther(scaleFor(this.horizons, h, figure), sim, prior) });
   }
 
   /**
@@ -351,7 +394,7 @@ export class OnlineCalibrator {
    * day after the last week).
    */
   observeLowest(day: number, sim: Quantiles, y: number, prior?: Quantiles): void {
-    this.pending.push({ day, horizon: LOWEST, figure: 'closing', sim, y, shown: usable(this.lowest) ? calibratedBand(sim, this.lowest, prior) : null });
+    this.pending.push({ day, horizon: LOWEST, figure: 'closing', sim, y, ...this.shownAndOther(usable(this.lowest) ? this.lowest : null, sim, prior) });
   }
 
   /** A replayed cut-off was forecast. */
@@ -380,10 +423,27 @@ export class OnlineCalibrator {
       }
       const order = lowest ? this.lowestArrivals : (this.arrivals[o.horizon]![o.figure] ??= []);
       const score = scoreOf(o.sim, o.y);
-      order.push(score);
+      // What each reading of the scores would have lost on this outcome, judged on the band it would have shown.
+      let losses: Arrival['losses'] = null;
+      if (o.shown && o.other) {
+        const [shown, other] = [bandLoss(o.shown, o.sim, o.y), bandLoss(o.other, o.sim, o.y)];
+        losses = scale.symmetric ? { symmetric: shown, signed: other } : { signed: shown, symmetric: other };
+      }
+      order.push({ score, losses });
       insertSorted(scale.scores, score);
       // Only the latest SCORE_WINDOW count: the oldest leaves as a new one arrives.
-      if (order.length > SCORE_WINDOW) removeSorted(scale.scores, order.shift()!);
+      if (order.length > SCORE_WINDOW) removeSorted(scale.scores, order.shift()!.score);
+      // The reading that would have lost less on the window's outcomes (as they fell until MIN_SCORES have been judged).
+      let signed = 0;
+      let symmetric = 0;
+      let judged = 0;
+      for (const a of order) {
+        if (!a.losses) continue;
+        signed += a.losses.signed;
+        symmetric += a.losses.symmetric;
+        judged++;
+      }
+      if (judged >= MIN_SCORES) scale.symmetric = symmetric < signed;
     }
     this.pending.splice(0, i);
   }
