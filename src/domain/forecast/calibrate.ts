@@ -315,9 +315,15 @@ interface Pending {
   sim: Quantiles;
   /** The calibrated band the forecast showed at its cut-off; null when the week could not be calibrated then. */
   shown: Quantiles | null;
-  /** The band it would have shown reading the scores the other way (symmetric or as they fell). */
-  other: Quantiles | null;
+  /** The bands it would have shown reading the scores as they fell and symmetric (`shown` is one of them); null as `shown`. */
+  readings: Readings | null;
   y: number;
+}
+
+/** A calibrated band read both ways: its scores as they fell, and symmetric. */
+interface Readings {
+  signed: Quantiles;
+  symmetric: Quantiles;
 }
 
 /** A score in a scale's window, in the order scores arrived, with the pinball losses the bands read as they fell and symmetric would have had (when the week was calibrated then). */
@@ -371,11 +377,11 @@ export class OnlineCalibrator {
     return s ? calibratedBand(sim, s, prior) : null;
   }
 
-  /** The band shown (as calibrated) and the one the other reading of the same scale would have shown; nulls while it cannot be calibrated. */
-  private shownAndOther(s: Scale | null, sim: Quantiles, prior?: Quantiles): { shown: Quantiles | null; other: Quantiles | null } {
-    if (!s) return { shown: null, other: null };
-    const symmetric = s.symmetric ?? false;
-    return { shown: calibratedBand(sim, s, prior, symmetric), other: calibratedBand(sim, s, prior, !symmetric) };
+  /** The band shown by scale `s` (as calibrated) and the bands of both its readings; nulls while it cannot be calibrated. */
+  private shownAndReadings(s: Scale | null, sim: Quantiles, prior?: Quantiles): { shown: Quantiles | null; readings: Readings | null } {
+    if (!s) return { shown: null, readings: null };
+    const readings = { signed: calibratedBand(sim, s, prior, false), symmetric: calibratedBand(sim, s, prior, true) };
+    return { shown: s.symmetric ? readings.symmetric : readings.signed, readings };
   }
 
   /**
@@ -385,7 +391,7 @@ export class OnlineCalibrator {
    * is kept, and ACI is stepped on it when the outcome arrives.
    */
   observe(day: number, h: number, figure: Figure, sim: Quantiles, y: number, prior?: Quantiles): void {
-    this.pending.push({ day, horizon: h, figure, sim, y, ...this.shownAndOther(scaleFor(this.horizons, h, figure), sim, prior) });
+    this.pending.push({ day, horizon: h, figure, sim, y, ...this.shownAndReadings(scaleFor(this.horizons, h, figure), sim, prior) });
   }
 
   /**
@@ -394,7 +400,7 @@ export class OnlineCalibrator {
    * day after the last week).
    */
   observeLowest(day: number, sim: Quantiles, y: number, prior?: Quantiles): void {
-    this.pending.push({ day, horizon: LOWEST, figure: 'closing', sim, y, ...this.shownAndOther(usable(this.lowest) ? this.lowest : null, sim, prior) });
+    this.pending.push({ day, horizon: LOWEST, figure: 'closing', sim, y, ...this.shownAndReadings(usable(this.lowest) ? this.lowest : null, sim, prior) });
   }
 
   /** A replayed cut-off was forecast. */
@@ -425,10 +431,7 @@ export class OnlineCalibrator {
       const score = scoreOf(o.sim, o.y);
       // What each reading of the scores would have lost on this outcome, judged on the band it would have shown.
       let losses: Arrival['losses'] = null;
-      if (o.shown && o.other) {
-        const [shown, other] = [bandLoss(o.shown, o.sim, o.y), bandLoss(o.other, o.sim, o.y)];
-        losses = scale.symmetric ? { symmetric: shown, signed: other } : { signed: shown, symmetric: other };
-      }
+      if (o.readings) losses = { signed: bandLoss(o.readings.signed, o.sim, o.y), symmetric: bandLoss(o.readings.symmetric, o.sim, o.y) };
       order.push({ score, losses });
       insertSorted(scale.scores, score);
       // Only the latest SCORE_WINDOW count: the oldest leaves as a new one arrives.
