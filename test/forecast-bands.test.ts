@@ -458,6 +458,28 @@ describe('calibration', () => {
     expect(calibratedBand(sim, growing).p50).toBeGreaterThan(1.5);
   });
 
+  it('Given a horizon whose reading changed between a cut-off and its outcome, Then each reading is judged on its own band from the cut-off; a band borrowed from a shorter horizon judges nothing', () => {
+    const sim = { p10: -1, p50: 0, p90: 1 };
+    const cal = new OnlineCalibrator(2);
+    // Twelve outcomes two band-widths and more below: read as they fell, the band sits there; read symmetric, about 0.
+    for (let t = 0; t < 12; t++) cal.observe(t, 0, 'closing', sim, -2 - t / 10);
+    cal.advance(100);
+    const own = cal.horizons[0]!.closing;
+    own.symmetric = true;
+    // Eight forecasts shown with the symmetric reading, whose outcomes fall where the scores fell (-2.2 to -2.55)...
+    for (let t = 0; t < 8; t++) cal.observe(200 + t, 0, 'closing', sim, -2.2 - t / 20);
+    // ...and week 2's, shown with week 1's scores (it has none of its own yet), landing there too.
+    for (let t = 0; t < 8; t++) cal.observe(200 + t, 1, 'closing', sim, -2.2 - t / 20);
+    // The reading changes before the outcomes arrive: the losses are still each reading's own, and reading them as they fell wins.
+    own.symmetric = false;
+    cal.advance();
+    expect(own.symmetric).toBe(false);
+    expect(calibratedBand(sim, own, undefined, true).p50).toBeCloseTo(0, 12);
+    // Week 2 judged nothing: its eight scores arrived with bands of week 1's, so it still reads them as they fell.
+    expect(cal.horizons[1]!.closing.scores).toHaveLength(8);
+    expect(cal.horizons[1]!.closing.symmetric).toBeUndefined();
+  });
+
   it('conformal quantiles: level k / (n + 1) reads the k-th smallest score; beyond the ends at most one outer spacing further; the cdf is its inverse', () => {
     expect(conformalQuantile([1, 2, 4, 8], 0.2)).toBe(1);
     expect(conformalQuantile([1, 2, 4, 8], 0.6)).toBe(4);
@@ -541,7 +563,7 @@ describe("when new customers pay (session 21: the new customers' receipts came w
     // Each newcomer counts once (all of one size) at its terms plus its delay: 7 + (0, 1, 2, 3, 4, 0, 1, 2) days.
     expect(dp.lags).toEqual([7, 8, 9, 9, 11]);
     expect(dp.lag).toBe(9);
-    expect(dp.why.reason).toContain('paid as the 8 customers who first ordered in the last 730 days pay (their terms and payment delays: 9 days from invoice to payment, the median)');
+    expect(dp.why.reason).toContain("paid as the 8 customers who first ordered in the last 730 days (those first seen in the books' first 13 weeks left out) pay (their terms and payment delays: 9 days from invoice to payment, the median)");
   });
 
   it('Given new customers who have not paid yet, Then they count at their terms and the business\'s median delay: a slow payer is not left out for being slow', () => {

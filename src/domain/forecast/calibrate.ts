@@ -17,9 +17,11 @@
  *   tracks a business whose behaviour drifts;
  * - the scores are read as they fell (signed: the band moves toward where
  *   actuals fell) or symmetric about the simulation's own P50 (each score and
- *   its mirror: only the width is learnt), whichever would have scored the
- *   lower pinball loss on the horizon's latest SCORE_WINDOW outcomes, each
- *   judged on the band it would have shown at its cut-off. A forecast whose
+ *   its mirror: only the width is learnt; a common level's prior loses its
+ *   skew too), whichever would have scored the lower pinball loss on the
+ *   horizon's latest SCORE_WINDOW outcomes, each judged on the bands both
+ *   readings of the horizon's own scale would have shown at its cut-off (a
+ *   band borrowed from a shorter horizon judges nothing). A forecast whose
  *   errors shrink as its books grow (the first year's surprises, mostly one
  *   way, still in the window) is not pulled toward them; one that keeps
  *   missing one way (a business growing faster than its history says) is.
@@ -233,6 +235,8 @@ export function scaleFor(horizons: readonly Record<Figure, Scale>[], h: number, 
 const PRIOR_SCORES = MIN_SCORES;
 const Z90 = 1.2815515655446004;
 const PRIOR: number[] = Array.from({ length: PRIOR_SCORES }, (_, i) => normalQuantile((i + 0.5) / PRIOR_SCORES) / Z90);
+/** The same prior for a scale read symmetric: as many pseudo-scores as the mirrored real ones weigh against (twice PRIOR_SCORES), each its own (PRIOR is symmetric already: mirrored, each would stand twice, and ties would make the cdf no longer the quantile function's inverse). */
+const PRIOR_SYMMETRIC: number[] = Array.from({ length: 2 * PRIOR_SCORES }, (_, i) => normalQuantile((i + 0.5) / (2 * PRIOR_SCORES)) / Z90);
 
 /** The standard normal quantile (Acklam's rational approximation, relative error under 1.2e-9). */
 export function normalQuantile(p: number): number {
@@ -269,7 +273,7 @@ function mirrored(sorted: readonly number[]): number[] {
 
 /** The scores a scale reads: the real ones with the prior's pseudo-scores, sorted; both mirrored when `symmetric`. */
 function scaleScores(scores: readonly number[], prior: readonly number[], symmetric: boolean): number[] {
-  return symmetric ? mergeSorted(mirrored(scores), mirrored(prior)) : mergeSorted(scores, prior);
+  return symmetric ? mergeSorted(mirrored(scores), prior === PRIOR ? PRIOR_SYMMETRIC : mirrored(prior)) : mergeSorted(scores, prior);
 }
 
 /** Two sorted lists merged into one. */
@@ -315,7 +319,7 @@ interface Pending {
   sim: Quantiles;
   /** The calibrated band the forecast showed at its cut-off; null when the week could not be calibrated then. */
   shown: Quantiles | null;
-  /** The bands it would have shown reading the scores as they fell and symmetric (`shown` is one of them); null as `shown`. */
+  /** The bands it would have shown reading the scores as they fell and symmetric (`shown` is one of them); null as `shown`, and when the band was the nearest shorter horizon's (its readings judge that horizon's scale, not this one's). */
   readings: Readings | null;
   y: number;
 }
@@ -391,7 +395,9 @@ export class OnlineCalibrator {
    * is kept, and ACI is stepped on it when the outcome arrives.
    */
   observe(day: number, h: number, figure: Figure, sim: Quantiles, y: number, prior?: Quantiles): void {
-    this.pending.push({ day, horizon: h, figure, sim, y, ...this.shownAndReadings(scaleFor(this.horizons, h, figure), sim, prior) });
+    const s = scaleFor(this.horizons, h, figure);
+    const { shown, readings } = this.shownAndReadings(s, sim, prior);
+    this.pending.push({ day, horizon: h, figure, sim, y, shown, readings: s === this.horizons[h]![figure] ? readings : null });
   }
 
   /**

@@ -117,7 +117,7 @@ export function newCustomersPrediction(
   const { lags } = pay;
   const paid =
     pay.customers > 0
-      ? `paid as the ${pay.customers} customers who first ordered in the last ${LONG_RUN_WINDOW} days pay (their terms and payment delays: ${lags[2] === 0 ? 'on the day of the invoice' : `${lags[2]} days from invoice to payment`}, the median)`
+      ? `paid as the ${pay.customers} customers who first ordered in the last ${LONG_RUN_WINDOW} days (those first seen in the books' first 13 weeks left out) pay (their terms and payment delays: ${lags[2] === 0 ? 'on the day of the invoice' : `${lags[2]} days from invoice to payment`}, the median)`
       : `paid after the usual ${pay.terms} days' terms and the spread of the business's payment delays`;
   const reason = later
     ? `new customers: the rate of first orders of the last ${RUN_RATE_WINDOW} days, easing toward the longer run's, and their later orders${later.customers ? `, with the ${later.customers} customers with one order so far,` : ''} as the business's customers ordered after their first; by season; ${paid}`
