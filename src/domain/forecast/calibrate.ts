@@ -305,10 +305,15 @@ export function calibratedBand(sim: Quantiles, scale: Scale, prior?: Quantiles, 
   return { p10: at(0.1), p50: at(0.5), p90: at(0.9), ...(sim.floor !== undefined ? { floor: sim.floor } : {}) };
 }
 
-/** The pinball loss of a band's P10, P50 and P90 for the outcome y, in units of the simulated band's width (floored as scores are). */
-function bandLoss(band: Quantiles, sim: Quantiles, y: number): number {
+/** The pinball loss of a band's P10, P50 and P90 for the outcome y: the sum over q of rho_q(y - F_q), rho_q(u) = max(q u, (q - 1) u) (metrics.ts). */
+export function pinballLoss(band: Quantiles, y: number): number {
   const rho = (q: number, u: number) => Math.max(q * u, (q - 1) * u);
-  return (rho(0.1, y - band.p10) + rho(0.5, y - band.p50) + rho(0.9, y - band.p90)) / (sideWidth(sim.p50 - sim.p10, sim) + sideWidth(sim.p90 - sim.p50, sim));
+  return rho(0.1, y - band.p10) + rho(0.5, y - band.p50) + rho(0.9, y - band.p90);
+}
+
+/** pinballLoss in units of the simulated band's width (floored as scores are). */
+function bandLoss(band: Quantiles, sim: Quantiles, y: number): number {
+  return pinballLoss(band, y) / (sideWidth(sim.p50 - sim.p10, sim) + sideWidth(sim.p90 - sim.p50, sim));
 }
 
 interface Pending {

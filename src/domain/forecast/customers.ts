@@ -89,9 +89,10 @@ export function predictCustomers(
   for (const list of merged.values()) if (list.length) firstOrder = Math.min(firstOrder, list[0]!.day);
   // The ledger's opening book (customers whose first order in the books is in its first 13 weeks) had ordered before the
   // books begin: how they order again and pay is not how a new customer does; both are read from the customers after it.
-  const lags = newCustomerLags(merged, scheduled, ctx, firstOrder + OPENING_BOOK);
+  const afterBook = firstOrder + OPENING_BOOK;
+  const lags = newCustomerLags(merged, scheduled, ctx, afterBook);
   const H = end - asOf;
-  const learnt = firsts.filter((f) => f.day >= firstOrder + OPENING_BOOK);
+  const learnt = firsts.filter((f) => f.day >= afterBook);
   let newCustomers: DailyPrediction | null;
   if (cohortSupport(learnt, asOf, H) >= MIN_COHORT) {
     // A first order's later ones, and the customers with one order so far: each as the business's customers of its age who

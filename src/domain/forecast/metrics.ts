@@ -11,7 +11,7 @@
  * - width80: sum (F_0.9 - F_0.1) / sum |y|.
  */
 import { canonical, D, type Dec } from '../money.js';
-import { conformalQuantile, type Quantiles } from './calibrate.js';
+import { conformalQuantile, pinballLoss, type Quantiles } from './calibrate.js';
 
 export interface Metric {
   mae: string;
@@ -32,7 +32,6 @@ export interface HorizonMetric {
   above90: number;
 }
 
-const rho = (q: number, u: number) => Math.max(q * u, (q - 1) * u);
 const ratio = (num: number, den: number) => (den === 0 ? (num === 0 ? 0 : 1) : Math.round((num / den) * 10_000) / 10_000);
 
 /** Sums of one method's errors on one figure. */
@@ -53,10 +52,11 @@ export class Scorer {
     this.n++;
     const y = actual.toNumber();
     this.actualF += Math.abs(y);
-    this.pinballSum += rho(0.1, y - band.p10) + rho(0.5, y - band.p50) + rho(0.9, y - band.p90);
-    if (y < band.p10) this.below++;
+    this.pinballSum += pinballLoss(band, y);
+    // A band with an edge that is not a number holds nothing and misses on neither side.
+    if (y >= band.p10 && y <= band.p90) this.covered++;
+    else if (y < band.p10) this.below++;
     else if (y > band.p90) this.above++;
-    else this.covered++;
     this.width += band.p90 - band.p10;
   }
 
@@ -65,15 +65,19 @@ export class Scorer {
       mae: canonical(this.n ? this.abs.div(this.n).toDecimalPlaces(2) : 0),
       wape: this.actual.isZero() ? (this.abs.isZero() ? 0 : 1) : Number(this.abs.div(this.actual).toDecimalPlaces(4)),
       pinball: ratio(this.pinballSum, this.actualF),
-      coverage80: this.n ? Math.round((this.covered / this.n) * 10_000) / 10_000 : 0,
+      coverage80: this.share(this.covered),
       width80: ratio(this.width, this.actualF),
     };
   }
 
   horizon(week: number): HorizonMetric {
     const m = this.metric();
-    const share = (x: number) => (this.n ? Math.round((x / this.n) * 10_000) / 10_000 : 0);
-    return { week, wape: m.wape, coverage80: m.coverage80, below10: share(this.below), above90: share(this.above) };
+    return { week, wape: m.wape, coverage80: m.coverage80, below10: this.share(this.below), above90: this.share(this.above) };
+  }
+
+  /** `count` cells as a share of all (4 decimals; 0 without cells). */
+  private share(count: number): number {
+    return this.n ? Math.round((count / this.n) * 10_000) / 10_000 : 0;
   }
 }
 
