@@ -289,3 +289,52 @@ describe('a GST return pays what its quarter accrued', () => {
     expect(itemOf(monthly('2026-11-28', '2026-03-01', ['2026-10-21', '2026-11-21']))[0]!.reason).toMatch(/from 2026-09-01 to 2026-09-30 .*due 2026-10-21 and still owed$/);
   });
 });
+
+/**
+ * Session 26: quarters of refunds and small payments between returns (the
+ * known limits of session 22, docs/forecast.md#settles).
+ */
+describe('refund quarters and payments between returns', () => {
+  /** 10 a day until March 2026; `refunds` quarters of capital purchases (25 a day back); 20 a day from October 2026. */
+  const withRefunds = (refunds: readonly string[]) => (date: string) =>
+    refunds.some((q) => date.startsWith(q.slice(0, 4)) && quarterOf(date) === quarterOf(q)) ? '-25' : date >= '2026-10-01' ? '20' : '10';
+
+  it('Given two quarters of refunds (the business bought equipment; the tax office paid back each on its day), When forecast after the October quarter ended, Then its return is what October to December accrued: the series is not taken as stopped, and the refund received in October is not owed again', () => {
+    const asOf = '2027-01-06';
+    const { g, input: i } = books(asOf, withRefunds(['2026-04-01', '2026-07-01']));
+    expect(g.accrued('2026-07-01', '2026-09-30').toFixed(2)).toBe('-2300.00'); // paid back on 28 October, inside the October quarter
+    const [item, ...more] = itemOf(i);
+    expect(more).toEqual([]);
+    expect(item!.expectedDate).toBe('2027-02-28');
+    expect(item!.amount).toBeMoney(g.accrued('2026-10-01', '2026-12-31').toFixed(2)); // 1,840
+    expect(item!.reason).toMatch(/that settle GST .*: this one paying what accrued in GST from 2026-10-01 to 2026-12-31 \(4140\.00, all known\), less 2300\.00 carried from an earlier period of refunds, due/);
+  });
+
+  it('Given one quarter of refunds, Then the next return is what its own quarter accrued: the refund received in it is the earlier quarter\'s, not tax of this one', () => {
+    const asOf = '2027-01-06';
+    const { g, input: i } = books(asOf, withRefunds(['2026-07-01']));
+    const [item] = itemOf(i);
+    expect(item!.amount).toBeMoney(g.accrued('2026-10-01', '2026-12-31').toFixed(2));
+    // A refund not yet paid back nets off the next quarter's return (the tax office offsets it).
+    const unpaid = { ...i, bankTxns: i.bankTxns.filter((t) => t.date !== '2026-10-28'), liabilityLines: i.liabilityLines!.filter((l) => !(l.date === '2026-10-28' && dec(l.amount).gt(1000))) };
+    expect(g.accrued('2026-07-01', '2026-12-31').toFixed(2)).toBe('-460.00');
+    expect(itemOf(unpaid)).toEqual([]); // 1,840 owed less 2,300 still to come back: nothing to pay on 28 February
+  });
+
+  it('Given a penalty paid to the tax office between returns and coded to the GST account, Then the next return is still what its quarter accrued; a payment between returns as large as one turns the model off', () => {
+    const asOf = '2027-01-06';
+    const { g, input: i } = books(asOf, seasonal);
+    const paidBetween = (amount: string) => ({
+      ...i,
+      bankTxns: [...i.bankTxns, { id: 'between', date: '2026-11-16', amount: `-${amount}`, contactId: 'tax-office', accountId: GST, reference: 'Penalty' }],
+      liabilityLines: [...i.liabilityLines!, { accountId: GST, date: '2026-11-16', amount: `-${amount}` }],
+    });
+    const [item] = itemOf(paidBetween('150'));
+    expect(item!.expectedDate).toBe('2027-02-28');
+    expect(item!.amount).toBeMoney(g.accrued('2026-10-01', '2026-12-31').toFixed(2));
+    expect(item!.reason).toMatch(/that settle GST/);
+    // As large as a return, and settling nothing: the series is not paying its returns as it did.
+    const large = g.accrued('2026-07-01', '2026-09-30').toFixed(2);
+    for (const x of itemOf(paidBetween(large))) expect(x.reason).not.toMatch(/settle GST/);
+  });
+});

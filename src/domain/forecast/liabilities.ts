@@ -11,7 +11,8 @@
  *
  * Learnt from the business's own payments: a bank series coded to a
  * liability account settles it when most of its payments (at least
- * SETTLED_SHARE of those in its history, three at least, and the latest)
+ * SETTLED_SHARE of those in its history, three at least, and the latest
+ * unless what was paid since is small: BETWEEN_SHARE)
  * each equal, within MATCH_TOLERANCE, what the account owed at the end of a
  * month one to MAX_MONTHS_BACK months before the payment's (less what the
  * series paid in between). The series' own payments are what pays the
@@ -31,6 +32,8 @@ const MATCH_TOLERANCE = 0.02;
 /** A series settles its account when at least this share of its payments do (and three at least). */
 const SETTLED_SHARE = 0.75;
 const MIN_SETTLED = 3;
+/** Payments of the series since the latest that settled a period, together at most this share of a typical one, leave the model on. */
+const BETWEEN_SHARE = 0.25;
 /** A series two periods past their due days (by more than this many days) has stopped being paid this way. */
 const OVERDUE_GRACE = 7;
 /** The pace of accrual: the last year's against the year before's, month (30 days) by month, the median of at least half of them. */
@@ -104,6 +107,8 @@ export interface Settled {
   expectedFrom: 'year_before' | 'average';
   /** Overdue, and the account owes less than the period accrued (paid some other way): only what it owes. */
   capped: boolean;
+  /** What earlier periods of refunds carried into this one (0 or less): netted off it. */
+  carried: Dec;
 }
 
 /** The payments of one series (days ascending, amounts paid, positive), against the account they are coded to. */
@@ -145,7 +150,7 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
   const C = (x: number) => B(x).plus(S(x));
   const close = (a: Dec, b: Dec) => a.minus(b).abs().lte(D.max(1, b.abs().times(MATCH_TOLERANCE)));
   // Each payment against what the account owed at the end of each month 1-6 months before its own, less what the series paid between.
-  const matched: { day: number; end: number; due: Due }[] = [];
+  const matched: { day: number; end: number; due: Due; paid: Dec }[] = [];
   for (let i = 0; i < counted; i++) {
     const d = days[i]!;
     let best: { k: number; end: number; err: Dec } | null = null;
@@ -156,12 +161,17 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
       const err = owed.minus(paid[i]!).abs();
       if (close(owed, paid[i]!) && (!best || err.lt(best.err))) best = { k, end, err };
     }
-    if (best) matched.push({ day: d, end: best.end, due: { months: best.k, dom: domOf(d) } });
+    if (best) matched.push({ day: d, end: best.end, due: { months: best.k, dom: domOf(d) }, paid: paid[i]! });
   }
   if (matched.length < MIN_SETTLED || matched.length < SETTLED_SHARE * counted) return null;
-  // The model holds while the latest payment settled a period: the next one starts after it.
+  // The model holds while the latest payment settled a period (the next one starts after it), or what the series paid since is
+  // small beside what its periods take (a penalty or interest paid to the tax office between returns): together at most
+  // BETWEEN_SHARE of the median payment that settled a period.
   const last = matched[matched.length - 1]!;
-  if (last.day !== days[counted - 1]) return null;
+  let since = ZERO;
+  for (let i = upperBound(days, last.day); i < counted; i++) since = since.plus(paid[i]!);
+  const typical = [...matched.map((m) => m.paid)].sort((a, b) => a.comparedTo(b))[(matched.length - 1) >> 1]!;
+  if (since.gt(typical.times(BETWEEN_SHARE))) return null;
   const months = periodMonths(matched.map((m) => m.end));
   if (!months) return null;
   // When it pays after a period: as it most often does for periods of this length (ties: the latest; a business that went from
@@ -183,11 +193,19 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
   const today = asOf - 1; // what the lines say up to: yesterday (today's may be still to come)
   // Periods settled some other way since (a bill to the tax office, a payment from another account or contact): a day on which the
   // account's balance fell by what the period accrued settled it; it is paid, and that money is no accrual of the next period.
+  // A period that accrued less than nothing (a quarter of refunds) has nothing to pay: what the tax office owes back is carried
+  // into the next (paid back during it, it is no tax of that period; not paid back, it is offset against that period's return).
   let settledTo = last.end;
+  let carry = ZERO;
   for (;;) {
     const end = monthEnd(monthIndex(settledTo) + months);
     if (end >= today) break;
-    const owed = C(end).minus(C(settledTo));
+    const owed = C(end).minus(C(settledTo)).plus(carry);
+    // (Nothing at all accrued is not taken for a refund: more likely lines not in the books yet.)
+    if (owed.lt(0)) {
+      [settledTo, carry] = [end, owed];
+      continue;
+    }
     let paidOn = -1;
     for (let j = upperBound(acc.days, end); j < acc.days.length && acc.days[j]! <= today && paidOn < 0; j++) {
       if (owed.gt(0) && close(acc.balance[j]!.minus(j > 0 ? acc.balance[j - 1]! : ZERO).negated(), owed)) paidOn = acc.days[j]!;
@@ -197,7 +215,7 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
     own = [...own.slice(0, k), paidOn, ...own.slice(k)];
     paidCum.splice(k, 0, k > 0 ? paidCum[k - 1]! : ZERO);
     for (let i = k; i < paidCum.length; i++) paidCum[i] = paidCum[i]!.plus(owed);
-    settledTo = end;
+    [settledTo, carry] = [end, ZERO];
   }
   // Stopped: the period after the last one settled is more than a period overdue (the next one's due day has passed too).
   if (dueOf(monthEnd(monthIndex(settledTo) + 2 * months)).due < asOf - OVERDUE_GRACE) return null;
@@ -209,6 +227,7 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
     schedule(horizonEnd) {
       const out: Settled[] = [];
       let placedOverdue = ZERO;
+      let owedBack = carry;
       for (let start = settledTo; ; ) {
         const end = monthEnd(monthIndex(start) + months);
         const { due, from } = dueOf(end);
@@ -216,7 +235,11 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
         // Known: what accrued in the period up to yesterday; expected: the rest of it.
         const known = C(Math.min(end, today)).minus(C(Math.min(start, today)));
         const { expected, from: expectedFrom } = end > today ? pace(Math.max(start, today), end) : { expected: ZERO, from: 'year_before' as const };
-        let total = D.max(0, known.plus(expected));
+        // What the tax office still owes back from a quarter of refunds nets off this one; less than nothing is carried on again.
+        const carried = owedBack;
+        const net = known.plus(expected).plus(carried);
+        owedBack = D.min(0, net);
+        let total = D.max(0, net);
         // Overdue: at most what the account still owes (a return paid some other way, a bill to the tax office, is not owed twice).
         let capped = false;
         if (due < asOf) {
@@ -236,6 +259,7 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
           dueFrom: from,
           expectedFrom,
           capped,
+          carried,
         });
         start = end;
       }
@@ -311,8 +335,9 @@ function paceOf(C: (d: number) => Dec, first: number, today: number): (from: num
 /** "what accrued in GST from 2026-10-01 to 2026-12-31 (...)": the period's words. */
 export function settledWords(s: Settled, accountName: string, asOf: number): string {
   const what = `what accrued in ${accountName} from ${fromDay(s.periodStart)} to ${fromDay(s.periodEnd)}`;
-  if (s.capped) return `${what} (${s.known.toFixed(2)}), as far as the account still owes it (${toDec(s.amount).toFixed(2)})`;
-  if (s.periodEnd < asOf) return `${what} (${s.known.toFixed(2)}, all known)`;
+  const less = s.carried.lt(0) ? `, less ${s.carried.negated().toFixed(2)} carried from an earlier period of refunds` : '';
+  if (s.capped) return `${what} (${s.known.toFixed(2)})${less}, as far as the account still owes it (${toDec(s.amount).toFixed(2)})`;
+  if (s.periodEnd < asOf) return `${what} (${s.known.toFixed(2)}, all known)${less}`;
   const how = s.expectedFrom === 'year_before' ? "the same days last year at this year's pace" : "the last year's daily average";
-  return `${what} (${s.known.toFixed(2)} so far, ${s.expected.toFixed(2)} expected: ${how})`;
+  return `${what} (${s.known.toFixed(2)} so far, ${s.expected.toFixed(2)} expected: ${how})${less}`;
 }
