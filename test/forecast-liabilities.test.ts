@@ -321,6 +321,19 @@ describe('refund quarters and payments between returns', () => {
     expect(itemOf(unpaid)).toEqual([]); // 1,840 owed less 2,300 still to come back: nothing to pay on 28 February
   });
 
+  it('Given a business that is owed GST back every quarter (its sales GST-free, as a grocer\'s fresh food; its purchases taxed) and refunded on the tax office\'s dates, When forecast after the October quarter ended, Then the refund of 28 February is what the account was owed for October to December, to the cent', () => {
+    const asOf = '2027-01-06';
+    const grocer = (date: string) => dec(seasonal(date)).negated().toFixed();
+    const { g, input: i } = books(asOf, grocer);
+    const refunds = runForecast(i, [BASE], NOW).items[0]!.filter((x) => x.itemId === `recurring:bank:in:tax-office:${GST}`);
+    expect(refunds.map((x) => [x.expectedDate, x.direction])).toEqual([['2027-02-28', 'in']]);
+    expect(refunds[0]!.amount).toBeMoney(g.accrued('2026-10-01', '2026-12-31').negated().toFixed(2));
+    expect(refunds[0]!.reason).toMatch(/^bank receipts of this contact that settle GST \(\d+ of the last \d+ each what it was owed at the end of a 3-month period, the last on 2026-10-28\): this one refunding what GST was owed back from 2026-10-01 to 2026-12-31 \([\d.]+, all known\), due as the same period was a year before$/);
+    // As before: the median of the last three refunds, which the quarters' purchases make differ.
+    const plain = runForecast({ ...i, liabilityLines: undefined }, [BASE], NOW).items[0]!.find((x) => x.itemId === `recurring:bank:in:tax-office:${GST}`)!;
+    expect(plain.reason).toMatch(/the median of the last three amounts/);
+  });
+
   it('Given a penalty paid to the tax office between returns and coded to the GST account, Then the next return is still what its quarter accrued; a payment between returns as large as one turns the model off', () => {
     const asOf = '2027-01-06';
     const { g, input: i } = books(asOf, seasonal);

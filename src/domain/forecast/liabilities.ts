@@ -12,7 +12,10 @@
  * Learnt from the business's own payments: a bank series coded to a
  * liability account settles it when most of its payments (at least
  * SETTLED_SHARE of those in its history, three at least, and the latest
- * unless what was paid since is small: BETWEEN_SHARE)
+ * unless what was paid since is small: BETWEEN_SHARE). A bank series of
+ * receipts coded to the account (a business refunded its GST every quarter)
+ * settles what the account is owed back: the same model on the balance
+ * negated (owedBack).
  * each equal, within MATCH_TOLERANCE, what the account owed at the end of a
  * month one to MAX_MONTHS_BACK months before the payment's (less what the
  * series paid in between). The series' own payments are what pays the
@@ -85,6 +88,11 @@ export function combinedAccrual(parts: readonly Accrual[]): Accrual {
   const days = [...new Set(parts.flatMap((p) => p.days))].sort((x, y) => x - y);
   const balance = days.map((d) => parts.reduce((sum, p) => sum.plus(at(p.days, p.balance, d)), ZERO));
   return { accountId: parts.map((p) => p.accountId).join('+'), days, balance };
+}
+
+/** The account seen from its other side: what it is owed back (a debit balance, GST credits above the GST collected) as positive. */
+export function owedBack(acc: Accrual): Accrual {
+  return { accountId: acc.accountId, days: acc.days, balance: acc.balance.map((b) => b.negated()) };
 }
 
 /** A payment as what it settles: its day, the accrual over its period, the part known by today and the part expected. */
@@ -333,10 +341,10 @@ function paceOf(C: (d: number) => Dec, first: number, today: number): (from: num
 }
 
 /** "what accrued in GST from 2026-10-01 to 2026-12-31 (...)": the period's words. */
-export function settledWords(s: Settled, accountName: string, asOf: number): string {
-  const what = `what accrued in ${accountName} from ${fromDay(s.periodStart)} to ${fromDay(s.periodEnd)}`;
-  const less = s.carried.lt(0) ? `, less ${s.carried.negated().toFixed(2)} carried from an earlier period of refunds` : '';
-  if (s.capped) return `${what} (${s.known.toFixed(2)})${less}, as far as the account still owes it (${toDec(s.amount).toFixed(2)})`;
+export function settledWords(s: Settled, accountName: string, asOf: number, refund = false): string {
+  const what = `${refund ? `what ${accountName} was owed back` : `what accrued in ${accountName}`} from ${fromDay(s.periodStart)} to ${fromDay(s.periodEnd)}`;
+  const less = s.carried.lt(0) ? `, less ${s.carried.negated().toFixed(2)} carried from an earlier period ${refund ? 'that owed tax' : 'of refunds'}` : '';
+  if (s.capped) return `${what} (${s.known.toFixed(2)})${less}, as far as the account ${refund ? 'is still owed' : 'still owes'} it (${toDec(s.amount).toFixed(2)})`;
   if (s.periodEnd < asOf) return `${what} (${s.known.toFixed(2)}, all known)${less}`;
   const how = s.expectedFrom === 'year_before' ? "the same days last year at this year's pace" : "the last year's daily average";
   return `${what} (${s.known.toFixed(2)} so far, ${s.expected.toFixed(2)} expected: ${how})${less}`;

@@ -7,7 +7,7 @@
  */
 import { fiveQuantiles, median } from './behaviour.js';
 import { lowerBound, upperBound } from './sorted.js';
-import { accruals, combinedAccrual, settledWords, settlementModel, type Accrual, type SettlementModel } from './liabilities.js';
+import { accruals, combinedAccrual, owedBack, settledWords, settlementModel, type Accrual, type SettlementModel } from './liabilities.js';
 import { amountOf, isPositive, toDec, toF, type Amount } from './cents.js';
 import { churnPerGap, SERIES_STOP_RATE } from './churn.js';
 import { cmpStr } from './compare.js';
@@ -256,17 +256,19 @@ function cadencePoints(key: string, s: Series, { days, amounts }: ByDay, poDay: 
  * it is raised, and the cash follows after the bill's terms); else null.
  */
 function settlementOf(s: Series, { days, amounts }: ByDay, liabilities: ReadonlyMap<string, Accrual>, asOf: number): (SettlementModel & { accountId: string }) | null {
-  if (s.inflow) return null;
   const last = amounts[amounts.length - 1];
-  const acc = last?.settles ? combinedAccrual(last.settles.split('+').map((id) => liabilities.get(id)!)) : last?.accountId ? liabilities.get(last.accountId) : undefined;
-  if (!acc) return null;
+  const owes = last?.settles ? combinedAccrual(last.settles.split('+').map((id) => liabilities.get(id)!)) : last?.accountId ? liabilities.get(last.accountId) : undefined;
+  if (!owes) return null;
+  // Receipts settle what the account is owed back (a business refunded its GST every quarter): the same model, on the balance's other side.
+  const acc = s.inflow ? owedBack(owes) : owes;
   // A bill's period is settled the day it is raised: the model is of those days (its cash: `lag` days on).
   const model = settlementModel(days, amounts.map((e) => toDec(e.amount)), acc, asOf);
   return model ? Object.assign(model, { accountId: acc.accountId }) : null;
 }
 
 /**
- * A series of payments that settle a liability account: each period's
+ * A series of payments that settle a liability account (or of receipts that
+ * settle what it is owed back: refunds, inflows): each period's
  * payment in the horizon on its due day (today when that has passed: the
  * period is still owed), at what the account accrued over the period; only
  * the part still to accrue varies in the futures. Nothing for a period that
@@ -284,10 +286,10 @@ function settledPoints(key: string, s: Series, { days, amounts }: ByDay, model: 
       key,
       s,
       'cadence',
-      `${seriesWords(key, s)} that settle ${account} (${model.matched} of the last ${model.payments} each what it owed at the end of a ${model.months === 1 ? 'month' : `${model.months}-month period`}, the last on ${fromDay(days[days.length - 1]!)}): this one paying ${settledWords(p, account, ctx.asOf)}, ${when}${lagWords(s)}`,
+      `${seriesWords(key, s)} that settle ${account} (${model.matched} of the last ${model.payments} each what it ${s.inflow ? 'was owed' : 'owed'} at the end of a ${model.months === 1 ? 'month' : `${model.months}-month period`}, the last on ${fromDay(days[days.length - 1]!)}): this one ${s.inflow ? 'refunding' : 'paying'} ${settledWords(p, account, ctx.asOf, s.inflow)}, ${when}${lagWords(s)}`,
     );
     const share = spread * p.expectedShare;
-    ctx.points.push({ id: `recurring:${key}`, inflow: false, day: p.day + s.lag, amount: p.amount, accountId: lastEv.accountId, statistical: false, ...(share > 0 ? { spread: share } : {}), why });
+    ctx.points.push({ id: `recurring:${key}`, inflow: s.inflow, day: p.day + s.lag, amount: p.amount, accountId: lastEv.accountId, statistical: false, ...(share > 0 ? { spread: share } : {}), why });
   }
 }
 
