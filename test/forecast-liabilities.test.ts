@@ -332,6 +332,12 @@ describe('refund quarters and payments between returns', () => {
     // As before: the median of the last three refunds, which the quarters' purchases make differ.
     const plain = runForecast({ ...i, liabilityLines: undefined }, [BASE], NOW).items[0]!.find((x) => x.itemId === `recurring:bank:in:tax-office:${GST}`)!;
     expect(plain.reason).toMatch(/the median of the last three amounts/);
+    // One quarter that owed tax instead (July to September, paid on 28 October): the refund after it is its own quarter's, the
+    // tax paid in it not taken for GST owed back.
+    const owedOnce = books(asOf, (date) => (quarterOf(date) === quarterOf('2026-07-01') ? '10' : grocer(date)));
+    const [after] = runForecast(owedOnce.input, [BASE], NOW).items[0]!.filter((x) => x.itemId === `recurring:bank:in:tax-office:${GST}`);
+    expect(after!.amount).toBeMoney(owedOnce.g.accrued('2026-10-01', '2026-12-31').negated().toFixed(2));
+    expect(after!.reason).toMatch(/less 920\.00 carried from an earlier period that owed tax/);
   });
 
   it('Given a penalty paid to the tax office between returns and coded to the GST account, Then the next return is still what its quarter accrued; a payment between returns as large as one turns the model off', () => {

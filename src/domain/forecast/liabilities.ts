@@ -115,7 +115,7 @@ export interface Settled {
   expectedFrom: 'year_before' | 'average';
   /** Overdue, and the account owes less than the period accrued (paid some other way): only what it owes. */
   capped: boolean;
-  /** What earlier periods of refunds carried into this one (0 or less): netted off it. */
+  /** What earlier periods that went the other way (a quarter of refunds; for a refund series, a quarter that owed tax) carried into this one (0 or less): netted off it. */
   carried: Dec;
 }
 
@@ -178,7 +178,7 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
   const last = matched[matched.length - 1]!;
   let since = ZERO;
   for (let i = upperBound(days, last.day); i < counted; i++) since = since.plus(paid[i]!);
-  const typical = [...matched.map((m) => m.paid)].sort((a, b) => a.comparedTo(b))[(matched.length - 1) >> 1]!;
+  const typical = matched.map((m) => m.paid).sort((a, b) => a.comparedTo(b))[(matched.length - 1) >> 1]!;
   if (since.gt(typical.times(BETWEEN_SHARE))) return null;
   const months = periodMonths(matched.map((m) => m.end));
   if (!months) return null;
