@@ -235,7 +235,7 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
     schedule(horizonEnd) {
       const out: Settled[] = [];
       let placedOverdue = ZERO;
-      let owedBack = carry;
+      let carriedOn = carry;
       for (let start = settledTo; ; ) {
         const end = monthEnd(monthIndex(start) + months);
         const { due, from } = dueOf(end);
@@ -244,9 +244,9 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
         const known = C(Math.min(end, today)).minus(C(Math.min(start, today)));
         const { expected, from: expectedFrom } = end > today ? pace(Math.max(start, today), end) : { expected: ZERO, from: 'year_before' as const };
         // What the tax office still owes back from a quarter of refunds nets off this one; less than nothing is carried on again.
-        const carried = owedBack;
+        const carried = carriedOn;
         const net = known.plus(expected).plus(carried);
-        owedBack = D.min(0, net);
+        carriedOn = D.min(0, net);
         let total = D.max(0, net);
         // Overdue: at most what the account still owes (a return paid some other way, a bill to the tax office, is not owed twice).
         let capped = false;
