@@ -357,3 +357,127 @@ describe('refund quarters and payments between returns', () => {
     for (const x of itemOf(paidBetween(large))) expect(x.reason).not.toMatch(/settle GST/);
   });
 });
+
+describe('a return whose coding changes (session 27)', () => {
+  const HIRE = '2025-07-01';
+  const withPayg = { ...accounts, [PAYG]: { name: 'PAYG Withholdings Payable', code: '825' } };
+  /**
+   * The GST account of `books` (seasonal) and, from the first employee's start (1 July 2025), the tax withheld: 900 every other
+   * week. Each quarter's return on the tax office's dates settles both, as `how(date)` says: a bank transaction coded to GST alone
+   * while nothing was withheld, then split over both accounts (`bank`); the same as bills to the tax office (`bill`); or a bank
+   * transaction of `contact(date)`, GST alone (no tax withheld at all when `payg` is false).
+   */
+  function coded(asOf: string, how: 'bank' | 'bill', opts: { payg?: boolean; contact?: (date: string) => string } = {}) {
+    const payg = (date: string) => (opts.payg !== false && date >= HIRE && toDay(date) % 14 === 3 ? '900' : '0');
+    const withheld = new Map<number, Dec>();
+    const lines: LiabilityLine[] = [];
+    for (let date = '2023-07-01'; date < asOf; date = addDays(date, 1)) {
+      if (payg(date) !== '0') lines.push({ accountId: PAYG, date, amount: payg(date) });
+      withheld.set(quarterOf(date), (withheld.get(quarterOf(date)) ?? dec(0)).plus(payg(date)));
+    }
+    const bankTxns: BankTxn[] = [];
+    const bills: ReturnType<typeof doc>[] = [];
+    const daily = new Map<string, Dec>();
+    const gst = gstDays(
+      asOf,
+      (date) => {
+        daily.set(date, dec(seasonal(date)));
+        return daily.get(date)!;
+      },
+      (date, due, ls) => {
+        ls.push({ accountId: GST, date, amount: due.negated().toFixed() });
+        const w = withheld.get(quarterOf(date) - 3)!;
+        if (w.gt(0)) lines.push({ accountId: PAYG, date, amount: w.negated().toFixed() });
+        const split = w.gt(0) ? { accountIds: [GST, PAYG] } : {};
+        const total = due.plus(w);
+        if (how === 'bill') bills.push(doc({ kind: 'AP', contactId: 'tax-office', issueDate: date, dueDate: addDays(date, 14), status: 'PAID', paidDate: addDays(date, 14), total: total.toFixed(), accountId: GST, ...split }));
+        else bankTxns.push({ id: `bas-${date}`, date, amount: total.negated().toFixed(), contactId: opts.contact?.(date) ?? 'tax-office', accountId: GST, reference: 'BAS', ...split });
+      },
+    );
+    const sum = (from: string, to: string, f: (date: string) => string | Dec) => {
+      let s = dec(0);
+      for (let date = from; date <= to; date = addDays(date, 1)) s = s.plus(f(date));
+      return s;
+    };
+    const accrued = (from: string, to: string) => sum(from, to, (d) => daily.get(d) ?? dec(0)).plus(sum(from, to, payg));
+    const i = input({ asOf, accounts: withPayg, bankTxns, items: bills, liabilityLines: [...gst, ...lines] });
+    return { accrued, outs: runForecast(i, [BASE], NOW).items[0]!.filter((x) => x.direction === 'out') };
+  }
+
+  it('Given returns paid from the bank coded to GST alone, then, from the first employee, split over GST and the tax withheld, Then one series settles both from the first split return on: each next return what both accrued (before, the GST-only series went on paying GST beside the new one, which paid it too: each quarter\'s GST forecast twice)', () => {
+    // The first split return was paid on 28 October 2025; each cut-off sees it (and the later ones), and the next return, its
+    // quarter ended (all of it known), in its 13 weeks.
+    const cases: [string, string, string, string][] = [
+      ['2026-01-06', '2026-02-28', '2025-10-01', '2025-12-31'],
+      ['2026-02-06', '2026-02-28', '2025-10-01', '2025-12-31'],
+      ['2026-10-06', '2026-10-28', '2026-07-01', '2026-09-30'],
+      ['2027-01-06', '2027-02-28', '2026-10-01', '2026-12-31'],
+    ];
+    for (const [asOf, due, from, to] of cases) {
+      const { accrued, outs } = coded(asOf, 'bank');
+      const next = outs.filter((x) => x.expectedDate === due);
+      expect(outs.map((x) => x.itemId), asOf).toEqual(outs.map(() => `recurring:bank:out:tax-office:${GST}+${PAYG}`));
+      expect(next, asOf).toHaveLength(1);
+      expect(next[0]!.amount, asOf).toBeMoney(accrued(from, to).toFixed(2));
+      expect(next[0]!.reason, asOf).toMatch(/^bank payments of this contact that settle GST and PAYG Withholdings Payable \((\d+) of the last \1 /);
+    }
+  });
+
+  it('Given the tax withheld only since the first employee (a year ago), When forecast while a quarter runs, Then the days to come are each account\'s same days last year at its own pace: within 2% of what the quarter accrues (with one pace for both, read off months with the tax withheld against months without, nearly half as much again)', () => {
+    const truth = coded('2026-10-06', 'bank').accrued('2026-07-01', '2026-09-30');
+    for (const asOf of ['2026-08-06', '2026-08-20', '2026-09-10']) {
+      const next = coded(asOf, 'bank').outs.find((x) => x.expectedDate === '2026-10-28')!;
+      expect(next.reason, asOf).toMatch(/expected: the same days last year at this year's pace/);
+      expect(Math.abs(Number(next.amount) / truth.toNumber() - 1), `${asOf}: ${next.amount} against ${truth.toFixed(2)}`).toBeLessThan(0.02);
+    }
+  });
+
+  it('Given the same returns as bills to the tax office (lines for GST alone, then for both), Then the bills settle both: the next bill what both accrued', () => {
+    const { accrued, outs } = coded('2027-01-06', 'bill');
+    const bas = outs.filter((x) => x.itemId === 'recurring:bill:tax-office');
+    expect(bas.map((x) => x.expectedDate)).toEqual(['2027-03-14']);
+    expect(bas[0]!.amount).toBeMoney(accrued('2026-10-01', '2026-12-31').toFixed(2));
+    expect(bas[0]!.reason).toMatch(/^bills of this supplier that settle GST and PAYG Withholdings Payable \((\d+) of the last \1 /);
+  });
+
+  it('Given returns paid to the tax office under a new contact from October 2025 (GST alone), Then the old contact\'s series forecasts them until the new one has paid three (three periods running paid by it), and only the new one after: never both', () => {
+    const contact = (date: string) => (date < '2025-08-01' ? 'tax-office' : 'ato');
+    // Each cut-off's next return has its quarter ended (all of it known).
+    const want: Record<string, [string, string]> = {
+      // One or two payments of the new contact: the old series still forecasts (the new one is not a series that settles yet).
+      '2026-02-06': ['tax-office', '2026-02-28'],
+      '2026-04-06': ['tax-office', '2026-04-28'],
+      '2026-07-06': ['ato', '2026-07-28'],
+      '2026-10-06': ['ato', '2026-10-28'],
+      '2027-01-06': ['ato', '2027-02-28'],
+    };
+    for (const [asOf, [who, due]] of Object.entries(want)) {
+      const { accrued, outs } = coded(asOf, 'bank', { payg: false, contact });
+      const settling = outs.filter((x) => /that settle GST/.test(x.reason));
+      expect(new Set(settling.map((x) => x.itemId)), asOf).toEqual(new Set([`recurring:bank:out:${who}:${GST}`]));
+      const next = settling.find((x) => x.expectedDate === due)!;
+      const q = quarterOf(addDays(due, -60));
+      const from = `${Math.floor(q / 12)}-${String((q % 12) + 1).padStart(2, '0')}-01`;
+      expect(next.amount, asOf).toBeMoney(accrued(from, addDays(addMonthsText(from, 3), -1)).toFixed(2));
+      // The same period is never forecast twice.
+      expect(outs.filter((x) => x.expectedDate === due), asOf).toHaveLength(1);
+    }
+  });
+
+  it('Given three periods running paid another way and no series that pays them (the returns paid from an account the books do not sync), Then the series still forecasts the next: nothing else would', () => {
+    // 100 a day; from October 2026 the returns leave only the journals' debit (as a payment from an unsynced account).
+    const bankTxns: BankTxn[] = [];
+    const lines = gstDays('2027-05-06', () => dec(100), (date, due, ls) => {
+      ls.push({ accountId: GST, date, amount: due.negated().toFixed() });
+      if (date < '2026-10-01') bankTxns.push({ id: `bas-${date}`, date, amount: due.negated().toFixed(), contactId: 'tax-office', accountId: GST, reference: 'BAS' });
+    });
+    const got = itemOf(input({ asOf: '2027-05-06', accounts, bankTxns, liabilityLines: lines }));
+    expect(got.map((x) => [x.expectedDate, x.amount])).toEqual([['2027-07-28', '9100']]);
+  });
+});
+
+/** `date` (a month's first) so many months on. */
+const addMonthsText = (date: string, months: number) => {
+  const i = Number(date.slice(0, 4)) * 12 + Number(date.slice(5, 7)) - 1 + months;
+  return `${Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}-01`;
+};

@@ -74,9 +74,13 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * (cohort.ts); new customers' payment lags leave out the ledger's opening
  * book (customers.ts newCustomerLags); each scale reads its scores as they
  * fell or symmetric about the simulated P50, whichever lost less (Scale
- * symmetric).
+ * symmetric). 10: payments that settle liability accounts: a quarter of
+ * refunds carried into the next, small payments between returns allowed
+ * (session 26); a bank series joined by the one that succeeds it when its
+ * coding changes, a series over when another pays its periods, each
+ * account's own pace when several are settled together (session 27).
  */
-export const CALIBRATION_VERSION = 9;
+export const CALIBRATION_VERSION = 10;
 
 export interface Quantiles {
   p10: number;

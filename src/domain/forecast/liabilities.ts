@@ -50,6 +50,8 @@ export interface Accrual {
   accountId: string;
   days: number[];
   balance: Dec[];
+  /** Several accounts as one (combinedAccrual): each of them. */
+  parts?: readonly Accrual[];
 }
 
 const ZERO = dec(0);
@@ -87,12 +89,12 @@ export function accruals(lines: readonly LiabilityLine[] | undefined): Map<strin
 export function combinedAccrual(parts: readonly Accrual[]): Accrual {
   const days = [...new Set(parts.flatMap((p) => p.days))].sort((x, y) => x - y);
   const balance = days.map((d) => parts.reduce((sum, p) => sum.plus(at(p.days, p.balance, d)), ZERO));
-  return { accountId: parts.map((p) => p.accountId).join('+'), days, balance };
+  return { accountId: parts.map((p) => p.accountId).join('+'), days, balance, parts };
 }
 
 /** The account seen from its other side: what it is owed back (a debit balance, GST credits above the GST collected) as positive. */
 export function owedBack(acc: Accrual): Accrual {
-  return { accountId: acc.accountId, days: acc.days, balance: acc.balance.map((b) => b.negated()) };
+  return { accountId: acc.accountId, days: acc.days, balance: acc.balance.map((b) => b.negated()), ...(acc.parts ? { parts: acc.parts.map(owedBack) } : {}) };
 }
 
 /** A payment as what it settles: its day, the accrual over its period, the part known by today and the part expected. */
@@ -128,7 +130,17 @@ export interface SettlementModel {
   /** How many of the payments in the history settled a period, of how many. */
   matched: number;
   payments: number;
+  /**
+   * The periods since the series' own latest payment that were paid another
+   * way (a bill to the tax office, another contact's payment): from
+   * SUCCEEDED_AFTER on, and with another series settling the account, the
+   * series is over (series.ts).
+   */
+  paidElsewhere: number;
 }
+
+/** Periods running paid another way after which a series is taken as succeeded by the series that pays them (SettlementModel.paidElsewhere). */
+export const SUCCEEDED_AFTER = MIN_SETTLED;
 
 /** When a payment comes after its period's end: so many months on, on this day of the month (31: the month's last). */
 interface Due {
@@ -205,6 +217,7 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
   // into the next (paid back during it, it is no tax of that period; not paid back, it is offset against that period's return).
   let settledTo = last.end;
   let carry = ZERO;
+  let otherWay = 0;
   for (;;) {
     const end = monthEnd(monthIndex(settledTo) + months);
     if (end >= today) break;
@@ -219,6 +232,7 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
       if (owed.gt(0) && close(acc.balance[j]!.minus(j > 0 ? acc.balance[j - 1]! : ZERO).negated(), owed)) paidOn = acc.days[j]!;
     }
     if (paidOn < 0) break;
+    otherWay++;
     const k = upperBound(own, paidOn);
     own = [...own.slice(0, k), paidOn, ...own.slice(k)];
     paidCum.splice(k, 0, k > 0 ? paidCum[k - 1]! : ZERO);
@@ -227,11 +241,12 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
   }
   // Stopped: the period after the last one settled is more than a period overdue (the next one's due day has passed too).
   if (dueOf(monthEnd(monthIndex(settledTo) + 2 * months)).due < asOf - OVERDUE_GRACE) return null;
-  const pace = paceOf(C, acc.days[0]!, today);
+  const pace = paceOf(C, acc.days[0]!, today, acc.parts);
   return {
     months,
     matched: matched.length,
     payments: counted,
+    paidElsewhere: otherWay,
     schedule(horizonEnd) {
       const out: Settled[] = [];
       let placedOverdue = ZERO;
@@ -308,17 +323,31 @@ function mostFrequent<T>(values: readonly T[], key: (v: T) => string): T | undef
  * same month a year before, a one-off in either left aside; 1 without six
  * such months); without a year before those days, its daily average of the
  * last year (of its history when shorter). Never below zero.
+ *
+ * Several accounts as one (`parts`: a return of GST and the tax withheld)
+ * each have their own pace, read off what each was credited month by month
+ * (its payments are not told apart from the other accounts'), weighed by
+ * what each was credited over those days a year before: the tax withheld
+ * only since the first employee, a year ago, is not taken for the GST
+ * growing by half again (months with it against months without).
  */
-function paceOf(C: (d: number) => Dec, first: number, today: number): (from: number, to: number) => { expected: Dec; from: Settled['expectedFrom'] } {
+function paceOf(C: (d: number) => Dec, first: number, today: number, parts?: readonly Accrual[]): (from: number, to: number) => { expected: Dec; from: Settled['expectedFrom'] } {
   const between = (a: number, b: number) => C(b).minus(C(a));
-  const ratios: number[] = [];
-  for (let i = 0; i < PACE_MONTHS; i++) {
-    const b = today - 30 * i;
-    const [now, then] = [between(b - 30, b), between(b - 30 - 365, b - 365)];
-    if (b - 30 - 365 >= first && now.gt(0) && then.gt(0)) ratios.push(now.div(then).toNumber());
-  }
-  ratios.sort((x, y) => x - y);
-  const pace = ratios.length >= PACE_MONTHS / 2 ? dec(ratios[ratios.length >> 1]!) : dec(1);
+  const pace = medianPace(between, first, today);
+  const own = parts?.map((p) => {
+    const credited = creditsOf(p);
+    return { credited, pace: medianPace(credited, p.days[0]!, today) };
+  });
+  // The pace of the days (a, b]: the accounts' own, weighed by what each was credited over them (the one pace of a single account).
+  const paceOver = (a: number, b: number): Dec => {
+    if (!own) return pace;
+    let [weighed, credited] = [ZERO, ZERO];
+    for (const o of own) {
+      const c = o.credited(a, b);
+      [weighed, credited] = [weighed.plus(c.times(o.pace)), credited.plus(c)];
+    }
+    return credited.gt(0) ? weighed.div(credited) : pace;
+  };
   // The lag the account repeats better: the day-by-day accrual of its last half year against itself a year (52 weeks) before.
   let lag: number = YEAR_LAGS[0];
   if (today - LAG_CHECK_DAYS - 365 >= first) {
@@ -334,10 +363,34 @@ function paceOf(C: (d: number) => Dec, first: number, today: number): (from: num
   return (from, to) => {
     if (first <= from - lag) {
       const then = between(from - lag, to - lag);
-      if (then.gte(0)) return { expected: then.times(pace), from: 'year_before' };
+      if (then.gte(0)) return { expected: then.times(paceOver(from - lag, to - lag)), from: 'year_before' };
     }
     return { expected: D.max(0, lastYear.times(to - from).div(span)), from: 'average' };
   };
+}
+
+/** The median over the last PACE_MONTHS months (30 days) of each month's `between` against the same month a year before (both above 0); 1 under half of them. */
+function medianPace(between: (a: number, b: number) => Dec, first: number, today: number): Dec {
+  const ratios: number[] = [];
+  for (let i = 0; i < PACE_MONTHS; i++) {
+    const b = today - 30 * i;
+    const [now, then] = [between(b - 30, b), between(b - 30 - 365, b - 365)];
+    if (b - 30 - 365 >= first && now.gt(0) && then.gt(0)) ratios.push(now.div(then).toNumber());
+  }
+  ratios.sort((x, y) => x - y);
+  return ratios.length >= PACE_MONTHS / 2 ? dec(ratios[ratios.length >> 1]!) : dec(1);
+}
+
+/** What an account was credited over the days (a, b]: each day's rise of its balance (a day it fell counts nothing). */
+function creditsOf(acc: Accrual): (a: number, b: number) => Dec {
+  const cum: Dec[] = [];
+  let c = ZERO;
+  acc.balance.forEach((b, j) => {
+    const rise = b.minus(j > 0 ? acc.balance[j - 1]! : ZERO);
+    if (rise.gt(0)) c = c.plus(rise);
+    cum.push(c);
+  });
+  return (a, b) => at(acc.days, cum, b).minus(at(acc.days, cum, a));
 }
 
 /** "what accrued in GST from 2026-10-01 to 2026-12-31 (...)": the period's words. */

@@ -7,7 +7,7 @@
  */
 import { fiveQuantiles, median } from './behaviour.js';
 import { lowerBound, upperBound } from './sorted.js';
-import { accruals, combinedAccrual, owedBack, settledWords, settlementModel, type Accrual, type SettlementModel } from './liabilities.js';
+import { accruals, combinedAccrual, owedBack, settledWords, settlementModel, SUCCEEDED_AFTER, type Accrual, type SettlementModel } from './liabilities.js';
 import { amountOf, isPositive, toDec, toF, type Amount } from './cents.js';
 import { churnPerGap, SERIES_STOP_RATE } from './churn.js';
 import { cmpStr } from './compare.js';
@@ -38,6 +38,8 @@ interface Ev {
 
 interface Series {
   inflow: boolean;
+  /** A bank series coded to liability accounts (with journals): its direction and contact, and those accounts (succeeded). */
+  pays?: { who: string; accounts: readonly string[] };
   /** Days from an event to its cash (bills: terms plus the organisation's delay). */
   lag: number;
   events: Ev[];
@@ -90,15 +92,23 @@ export function predictSeries(
   const bankOut: Rest = { values: [], lags: [], accountId: null };
   // Bill series first: a contact whose bills recur is not also projected from its bank transactions.
   const seriesOrder = [...series.keys()].sort((a, b) => (a.startsWith('bill:') === b.startsWith('bill:') ? cmpStr(a, b) : a.startsWith('bill:') ? -1 : 1));
+  // Payments that settle a liability account: their periods say when and how much (liabilities.ts). Not a supplier with a bill not
+  // yet approved: it is among its bills but has not touched the account (the draft a published activity statement leaves).
+  const models = new Map<string, { events: ByDay; settles: ReturnType<typeof settlementOf> }>();
+  for (const key of seriesOrder) {
+    const s = series.get(key)!;
+    const events = byDay(s.events);
+    models.set(key, { events, settles: s.bill && unapproved.has(key.slice(5)) ? null : settlementOf(s, events, liabilities, asOf) });
+  }
+  // The accounts a series still paying settles: a series whose last periods were paid by one of them is over (succeeded).
+  const paying = new Set([...models.values()].flatMap((m) => (m.settles && m.settles.paidElsewhere < SUCCEEDED_AFTER ? m.settles.accountId.split('+') : [])));
   for (const key of seriesOrder) {
     const s = series.get(key)!;
     const contact = s.bill ? key.slice(5) : null;
     if (!s.bill && key.split(':')[2] && billContacts.has(key.split(':')[2]!)) continue;
-    const events = byDay(s.events);
+    const { events, settles } = models.get(key)!;
     const poDay = contact ? openPoDays.get(contact) : undefined;
-    // Payments that settle a liability account: their periods say when and how much (liabilities.ts). Not a supplier with a bill not
-    // yet approved: it is among its bills but has not touched the account (the draft a published activity statement leaves).
-    const settles = contact && unapproved.has(contact) ? null : settlementOf(s, events, liabilities, asOf);
+    if (settles && settles.paidElsewhere >= SUCCEEDED_AFTER && settles.accountId.split('+').some((id) => paying.has(id))) continue;
     if (settles) {
       const names = settles.accountId.split('+').map((id) => input.accounts[id]?.name ?? 'the account');
       settledPoints(key, s, events, settles, names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0]!, ctx);
@@ -148,10 +158,10 @@ function collectSeries(
   asOf: number,
 ): Map<string, Series> {
   const series = new Map<string, Series>();
-  const push = (key: string, inflow: boolean, lag: number, bill: boolean, ev: Ev) => {
+  const push = (key: string, inflow: boolean, lag: number, bill: boolean, ev: Ev, pays?: Series['pays']) => {
     const s = series.get(key);
     if (s) s.events.push(ev);
-    else series.set(key, { inflow, lag, events: [ev], bill });
+    else series.set(key, { inflow, lag, events: [ev], bill, ...(pays ? { pays } : {}) });
   };
   // Bills per supplier and day (history.ts), with the account of the supplier's latest bill.
   for (const [c, { days, totals, accountId, accountIds }] of history.bills) {
@@ -168,14 +178,59 @@ function collectSeries(
     const who = t.contactId ?? `ref:${normRef(t.reference)}`;
     // Split over two or more liability accounts: a series of its own, that may settle them together (whatever the lines' order).
     const settles = splitOver(t.accountIds, liabilities);
-    push(`bank:${inflow ? 'in' : 'out'}:${who}:${settles ?? t.accountId ?? ''}`, inflow, 0, false, {
-      day,
-      amount: inflow ? a : { cents: -a.cents || 0, extra: a.extra ? a.extra.neg() : null },
-      accountId: t.accountId,
-      ...(settles ? { settles } : {}),
-    });
+    const paid = settles ? settles.split('+') : t.accountId && liabilities.has(t.accountId) ? [t.accountId] : null;
+    const direction = inflow ? 'in' : 'out';
+    push(
+      `bank:${direction}:${who}:${settles ?? t.accountId ?? ''}`,
+      inflow,
+      0,
+      false,
+      {
+        day,
+        amount: inflow ? a : { cents: -a.cents || 0, extra: a.extra ? a.extra.neg() : null },
+        accountId: t.accountId,
+        ...(settles ? { settles } : {}),
+      },
+      paid ? { who: `${direction}:${who}`, accounts: paid } : undefined,
+    );
   }
+  joinSuccessions(series);
   return series;
+}
+
+/**
+ * A contact's bank series that paid liability accounts and ended before
+ * another of its series (the same direction) began paying some of the same
+ * accounts is that one's beginning: the business changed how it codes the
+ * payment (its first employee: the GST return's transaction split over GST
+ * and the tax withheld from then on). Its events join the later series,
+ * which settles the accounts it pays now over both (liabilities.ts). Apart,
+ * the earlier would go on paying its account (each period settled another
+ * way, by the later) beside the later, which pays it too.
+ */
+function joinSuccessions(series: Map<string, Series>): void {
+  const span = (s: Series) => {
+    let [first, last] = [Infinity, -Infinity];
+    for (const e of s.events) [first, last] = [Math.min(first, e.day), Math.max(last, e.day)];
+    return { first, last };
+  };
+  const byWho = new Map<string, { key: string; s: Series; first: number; last: number }[]>();
+  for (const [key, s] of series) {
+    if (!s.pays) continue;
+    const list = byWho.get(s.pays.who) ?? [];
+    list.push({ key, s, ...span(s) });
+    byWho.set(s.pays.who, list);
+  }
+  for (const list of byWho.values()) {
+    if (list.length < 2) continue;
+    list.sort((a, b) => a.first - b.first || cmpStr(a.key, b.key));
+    for (const a of list) {
+      const next = list.find((b) => b.first > a.last && series.has(b.key) && b.s.pays!.accounts.some((id) => a.s.pays!.accounts.includes(id)));
+      if (!next) continue;
+      next.s.events.push(...a.s.events);
+      series.delete(a.key);
+    }
+  }
 }
 
 /** The liability accounts (with journals) a document's lines are split over, joined by '+', when two or more; else undefined. */
