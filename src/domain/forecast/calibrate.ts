@@ -78,7 +78,9 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * refunds carried into the next, small payments between returns allowed
  * (session 26); a bank series joined by the one that succeeds it when its
  * coding changes, a series over when another pays its periods, each
- * account's own pace when several are settled together (session 27).
+ * account's own pace when several are settled together; the common level
+ * (the prior, on which ACI's alpha was stepped) a random walk from today's
+ * (session 27).
  */
 export const CALIBRATION_VERSION = 10;
 

@@ -162,10 +162,16 @@ export function levelSpreads(p: PreparedForecast): { sales: number; spend: numbe
   return { sales: p.youngSpread.sales || p.levelSpread.sales, spend: p.youngSpread.spend || p.levelSpread.spend };
 }
 
+/** The weeks a level spread is measured over (levelSpreads): a quarter's totals against the quarter before; a young business's four weeks against the four before. */
+const LEVEL_WEEKS = { grown: 13, young: 4 } as const;
+
 /**
- * The same futures living in a common level: each future draws one level of
- * sales and one of spending (lognormal, median 1, the business's own spreads:
- * levelSpreads) scaling everything its predicted sales bring and its predicted
+ * The same futures living in a common level: each future's level of sales
+ * and of spending wanders from today's, a random walk week by week (median
+ * 1, lognormal), its spread after LEVEL_WEEKS weeks the business's own
+ * (levelSpreads): near weeks close to the level the forecast reads today,
+ * far ones as far as the business's level has moved over as many weeks.
+ * Each week's level scales what its predicted sales bring and its predicted
  * spending takes, seeded apart from the futures' own draws. What one cause
  * moving many customers at once adds: the prior of the calibrated bands and
  * the bands while they cannot be calibrated (bands.ts). Null when the
@@ -178,13 +184,18 @@ export function withLevel(p: PreparedForecast, scenario: Scenario, sim: Simulati
   const u = rng(seedOf(`${p.input.orgId}|${p.input.asOf}|${scenario.id}|level`));
   const inflow = sim.inflow.slice();
   const outflow = sim.outflow.slice();
+  // Each week's step: the spread over LEVEL_WEEKS weeks, shared out as a random walk's (variances add).
+  const stepS = sales / Math.sqrt(LEVEL_WEEKS[p.youngSpread.sales > 0 ? 'young' : 'grown']);
+  const stepO = spend / Math.sqrt(LEVEL_WEEKS[p.youngSpread.spend > 0 ? 'young' : 'grown']);
   for (let s = 0; s < n; s++) {
-    const up = Math.exp(sales * gaussian(u)) - 1;
-    const out = Math.exp(spend * gaussian(u)) - 1;
+    let a = 0;
+    let b = 0;
     for (let k = 0; k < WEEKS; k++) {
+      a += stepS * gaussian(u);
+      b += stepO * gaussian(u);
       const i = k * n + s;
-      inflow[i]! += up * sim.sales[i]!;
-      outflow[i]! += out * sim.spend[i]!;
+      inflow[i]! += (Math.exp(a) - 1) * sim.sales[i]!;
+      outflow[i]! += (Math.exp(b) - 1) * sim.spend[i]!;
     }
   }
   return { ...sim, inflow, outflow, closing: closingCash(sim.opening, inflow, outflow, n) };
