@@ -137,6 +137,8 @@ export interface SettlementModel {
    * series is over (series.ts).
    */
   paidElsewhere: number;
+  /** The day of the latest payment that settled a period. */
+  lastSettled: number;
 }
 
 /** Periods running paid another way after which a series is taken as succeeded by the series that pays them (SettlementModel.paidElsewhere). */
@@ -241,12 +243,13 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
   }
   // Stopped: the period after the last one settled is more than a period overdue (the next one's due day has passed too).
   if (dueOf(monthEnd(monthIndex(settledTo) + 2 * months)).due < asOf - OVERDUE_GRACE) return null;
-  const pace = paceOf(C, acc.days[0]!, today, acc.parts);
+  const pace = acc.parts ? partsPace(acc.parts, own, today) : paceOf(C, acc.days[0]!, today);
   return {
     months,
     matched: matched.length,
     payments: counted,
     paidElsewhere: otherWay,
+    lastSettled: last.day,
     schedule(horizonEnd) {
       const out: Settled[] = [];
       let placedOverdue = ZERO;
@@ -322,32 +325,18 @@ function mostFrequent<T>(values: readonly T[], key: (v: T) => string): T | undef
  * median over the last twelve months of each month's accrual against the
  * same month a year before, a one-off in either left aside; 1 without six
  * such months); without a year before those days, its daily average of the
- * last year (of its history when shorter). Never below zero.
+ * last year (of its history when shorter). Never below zero (unless not
+ * `clamp`: one of several accounts settled together, partsPace).
  *
- * Several accounts as one (`parts`: a return of GST and the tax withheld)
- * each have their own pace, read off what each was credited month by month
- * (its payments are not told apart from the other accounts'), weighed by
- * what each was credited over those days a year before: the tax withheld
- * only since the first employee, a year ago, is not taken for the GST
- * growing by half again (months with it against months without).
+ * Several accounts settled together (`parts`: a return of GST and the tax
+ * withheld) are each read so, as if alone (partsPace), and added up: the
+ * tax withheld only since the first employee, a year ago, is not taken for
+ * the GST growing by half again (months with it against months without),
+ * and one begun within the year is its own daily average.
  */
-function paceOf(C: (d: number) => Dec, first: number, today: number, parts?: readonly Accrual[]): (from: number, to: number) => { expected: Dec; from: Settled['expectedFrom'] } {
+function paceOf(C: (d: number) => Dec, first: number, today: number, clamp = true): (from: number, to: number) => { expected: Dec; from: Settled['expectedFrom'] } {
   const between = (a: number, b: number) => C(b).minus(C(a));
   const pace = medianPace(between, first, today);
-  const own = parts?.map((p) => {
-    const credited = creditsOf(p);
-    return { credited, pace: medianPace(credited, p.days[0]!, today) };
-  });
-  // The pace of the days (a, b]: the accounts' own, weighed by what each was credited over them (the one pace of a single account).
-  const paceOver = (a: number, b: number): Dec => {
-    if (!own) return pace;
-    let [weighed, credited] = [ZERO, ZERO];
-    for (const o of own) {
-      const c = o.credited(a, b);
-      [weighed, credited] = [weighed.plus(c.times(o.pace)), credited.plus(c)];
-    }
-    return credited.gt(0) ? weighed.div(credited) : pace;
-  };
   // The lag the account repeats better: the day-by-day accrual of its last half year against itself a year (52 weeks) before.
   let lag: number = YEAR_LAGS[0];
   if (today - LAG_CHECK_DAYS - 365 >= first) {
@@ -363,9 +352,42 @@ function paceOf(C: (d: number) => Dec, first: number, today: number, parts?: rea
   return (from, to) => {
     if (first <= from - lag) {
       const then = between(from - lag, to - lag);
-      if (then.gte(0)) return { expected: then.times(paceOver(from - lag, to - lag)), from: 'year_before' };
+      if (then.gte(0) || !clamp) return { expected: then.times(pace), from: 'year_before' };
     }
-    return { expected: D.max(0, lastYear.times(to - from).div(span)), from: 'average' };
+    const average = lastYear.times(to - from).div(span);
+    return { expected: clamp ? D.max(0, average) : average, from: 'average' };
+  };
+}
+
+/**
+ * Several accounts settled together, each read as if alone (paceOf, not
+ * held above zero: the tax withheld lessens a refund of GST), its payments
+ * put back (each payment day's fall of its balance: the series' payments
+ * are not split by account); the sum never below zero. Told from the same
+ * days a year before when every account was; else from averages.
+ */
+function partsPace(parts: readonly Accrual[], paid: readonly number[], today: number): (from: number, to: number) => { expected: Dec; from: Settled['expectedFrom'] } {
+  const days = [...new Set(paid)];
+  const each = parts.map((p) => {
+    const B = (x: number) => at(p.days, p.balance, x);
+    const back: Dec[] = [];
+    let c = ZERO;
+    for (const d of days) {
+      const fall = B(d - 1).minus(B(d));
+      if (fall.gt(0)) c = c.plus(fall);
+      back.push(c);
+    }
+    return paceOf((x) => B(x).plus(at(days, back, x)), p.days[0]!, today, false);
+  });
+  return (from, to) => {
+    let total = ZERO;
+    let yearBefore = true;
+    for (const e of each) {
+      const r = e(from, to);
+      total = total.plus(r.expected);
+      if (r.from !== 'year_before') yearBefore = false;
+    }
+    return { expected: D.max(0, total), from: yearBefore ? 'year_before' : 'average' };
   };
 }
 
@@ -379,18 +401,6 @@ function medianPace(between: (a: number, b: number) => Dec, first: number, today
   }
   ratios.sort((x, y) => x - y);
   return ratios.length >= PACE_MONTHS / 2 ? dec(ratios[ratios.length >> 1]!) : dec(1);
-}
-
-/** What an account was credited over the days (a, b]: each day's rise of its balance (a day it fell counts nothing). */
-function creditsOf(acc: Accrual): (a: number, b: number) => Dec {
-  const cum: Dec[] = [];
-  let c = ZERO;
-  acc.balance.forEach((b, j) => {
-    const rise = b.minus(j > 0 ? acc.balance[j - 1]! : ZERO);
-    if (rise.gt(0)) c = c.plus(rise);
-    cum.push(c);
-  });
-  return (a, b) => at(acc.days, cum, b).minus(at(acc.days, cum, a));
 }
 
 /** "what accrued in GST from 2026-10-01 to 2026-12-31 (...)": the period's words. */

@@ -101,14 +101,17 @@ export function predictSeries(
     models.set(key, { events, settles: s.bill && unapproved.has(key.slice(5)) ? null : settlementOf(s, events, liabilities, asOf) });
   }
   // The accounts a series still paying settles: a series whose last periods were paid by one of them is over (succeeded).
-  const paying = new Set([...models.values()].flatMap((m) => (m.settles && m.settles.paidElsewhere < SUCCEEDED_AFTER ? m.settles.accountId.split('+') : [])));
+  // (Per direction: a series of refunds pays nothing of what a series of payments settles.)
+  const paying = new Set(
+    [...models].flatMap(([key, m]) => (m.settles && m.settles.paidElsewhere < SUCCEEDED_AFTER ? m.settles.accountId.split('+').map((id) => `${series.get(key)!.inflow}:${id}`) : [])),
+  );
   for (const key of seriesOrder) {
     const s = series.get(key)!;
     const contact = s.bill ? key.slice(5) : null;
     if (!s.bill && key.split(':')[2] && billContacts.has(key.split(':')[2]!)) continue;
     const { events, settles } = models.get(key)!;
     const poDay = contact ? openPoDays.get(contact) : undefined;
-    if (settles && settles.paidElsewhere >= SUCCEEDED_AFTER && settles.accountId.split('+').some((id) => paying.has(id))) continue;
+    if (settles && settles.paidElsewhere >= SUCCEEDED_AFTER && settles.accountId.split('+').some((id) => paying.has(`${s.inflow}:${id}`))) continue;
     if (settles) {
       const names = settles.accountId.split('+').map((id) => input.accounts[id]?.name ?? 'the account');
       settledPoints(key, s, events, settles, names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0]!, ctx);
@@ -194,21 +197,26 @@ function collectSeries(
       paid ? { who: `${direction}:${who}`, accounts: paid } : undefined,
     );
   }
-  joinSuccessions(series);
+  joinSuccessions(series, liabilities, asOf);
   return series;
 }
 
 /**
  * A contact's bank series that paid liability accounts and ended before
- * another of its series (the same direction) began paying some of the same
- * accounts is that one's beginning: the business changed how it codes the
+ * another of its series (the same direction) began paying those accounts
+ * and more is that one's beginning, when together they settle what the
+ * later pays (liabilities.ts): the business changed how it codes the
  * payment (its first employee: the GST return's transaction split over GST
- * and the tax withheld from then on). Its events join the later series,
- * which settles the accounts it pays now over both (liabilities.ts). Apart,
- * the earlier would go on paying its account (each period settled another
- * way, by the later) beside the later, which pays it too.
+ * and the tax withheld from then on). Its events join the later series.
+ * Apart, the earlier would go on paying its account (each period settled
+ * another way, by the later) beside the later, which pays it too. Not
+ * joined: a later series paying fewer accounts (the tax withheld paid apart
+ * from then on), one whose latest payment settles no period of them (a
+ * one-off split over the accounts between returns), nor one the two would
+ * not settle together (returns paid apart before, each account owing, then
+ * together).
  */
-function joinSuccessions(series: Map<string, Series>): void {
+function joinSuccessions(series: Map<string, Series>, liabilities: ReadonlyMap<string, Accrual>, asOf: number): void {
   const span = (s: Series) => {
     let [first, last] = [Infinity, -Infinity];
     for (const e of s.events) [first, last] = [Math.min(first, e.day), Math.max(last, e.day)];
@@ -225,9 +233,12 @@ function joinSuccessions(series: Map<string, Series>): void {
     if (list.length < 2) continue;
     list.sort((a, b) => a.first - b.first || cmpStr(a.key, b.key));
     for (const a of list) {
-      const next = list.find((b) => b.first > a.last && series.has(b.key) && b.s.pays!.accounts.some((id) => a.s.pays!.accounts.includes(id)));
+      const next = list.find((b) => b.first > a.last && series.has(b.key) && a.s.pays!.accounts.every((id) => b.s.pays!.accounts.includes(id)));
       if (!next) continue;
-      next.s.events.push(...a.s.events);
+      const events = next.s.events.concat(a.s.events);
+      const joined = settlementOf({ ...next.s, events }, byDay(events.slice()), liabilities, asOf);
+      if (!joined || joined.lastSettled < next.last) continue;
+      next.s.events = events;
       series.delete(a.key);
     }
   }
