@@ -18,7 +18,7 @@ import { levelSpread, youngLevelSpread } from '../src/domain/forecast/seasonalit
 import { fiveQuantiles } from '../src/domain/forecast/behaviour.js';
 import { calibrationEvery } from '../src/backtest/calibrate.js';
 import { toDay } from '../src/domain/forecast/days.js';
-import type { Scenario } from '../src/domain/forecast/types.js';
+import type { ForecastInput, Scenario } from '../src/domain/forecast/types.js';
 import { redactNotes } from '../src/domain/sensitive.js';
 import { arbitraryBooks, AS_OF, doc, input, paidHistory } from './helpers/forecast-input.js';
 
@@ -266,6 +266,29 @@ describe('bands and the shortfall', () => {
 });
 
 describe('bands of any books (property)', () => {
+  it('Given a balance of less than a cent and a calibration that puts 44% of the futures a fraction of a cent below zero in week 13 (the property below found it, session 27), Then the cushion is a cent, not nothing: a cushion is rounded up to whole cents', () => {
+    const none = () => ({ scores: [] as number[], alpha: 0 });
+    const horizons = Array.from({ length: 13 }, () => ({ inflow: none(), outflow: none(), closing: none() }));
+    horizons[9] = { inflow: none(), outflow: { scores: [-1, -1, -1.3460536457894288e-21, 0, 0, 0, 0, 7.570335001353236e-23], alpha: 0 }, closing: { scores: [-1, -1, -1, -1, -1, -1, 0, 1], alpha: 0 } };
+    horizons[12]!.inflow = { scores: [-1, -1, -1, -1, 0, 0, 0, 2.5193509909578928e-43], alpha: 0 };
+    const calibration: CalibrationState = { method: 'simulation+adaptive-conformal', version: 8, asOf: '2026-11-25', cutoffs: 20, coverage80: 0.8, cells: 100, horizons };
+    const books: ForecastInput = {
+      orgId: 'o1',
+      asOf: '2026-11-25',
+      currency: 'AUD',
+      bankAccounts: [{ id: 'b', name: 'B', currency: 'AUD', reconciledBalance: '0.009', statementBalance: null, unreconciledNet: '0.000001' }],
+      override: null,
+      items: [],
+      bankTxns: [],
+      purchaseOrders: [],
+      manualItems: [],
+      accounts: { 'acc-sales': { name: 'Sales', code: '200' }, 'acc-rent': { name: 'Rent', code: '469' } },
+    };
+    const { shortfall } = runForecast(books, [BASE], NOW, { calibration, threshold: '0' }).payloads[0]!;
+    expect(shortfall!.probability).toBeGreaterThan(0.4);
+    expect(shortfall!.cushion90).toBe('0.01');
+  });
+
   /** A calibration state of random scores (repeated values, any count, the too-few included) and miss rates. */
   const scale = fc.record({
     scores: fc.array(fc.oneof(fc.double({ min: -6, max: 6, noNaN: true }), fc.constantFrom(-1, 0, 1)), { maxLength: 30 }).map((xs) => xs.sort((a, b) => a - b)),

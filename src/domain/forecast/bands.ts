@@ -115,7 +115,7 @@ export function forecastBands(sim: Simulation, calibration: CalibrationState | n
   const weekGap = Math.max(0, ...weeks.map((w) => threshold - Number(w.bands.closing.p10)));
   const weekP = Math.max(0, ...weeks.map((w) => w.shortfallProbability));
   const byFutures = shortfallOf(short, first, threshold);
-  const byRanks = { weeks, shortfall: { ...byFutures, cushion90: centsText(Math.max(weekGap, cushionOf(lowest, threshold, 0.9))) } };
+  const byRanks = { weeks, shortfall: { ...byFutures, cushion90: centsText(Math.max(weekGap, centsUp(cushionOf(lowest, threshold, 0.9)))) } };
   const scale = calibration?.lowest && usable(calibration.lowest) ? calibration.lowest : null;
   if (!scale) return byRanks;
   // Calibrated: the lowest closing over the weeks as the organisation's history has it (its own scale), whatever the weeks' ranks say;
@@ -129,7 +129,17 @@ export function forecastBands(sim: Simulation, calibration: CalibrationState | n
   // The week it most often starts in, among the futures short; when none is (each week's chance under half a future), the week lowest at its P10.
   const lowWeek = weeks.reduce((best, w, k) => (Number(w.bands.closing.p10) < Number(weeks[best]!.bands.closing.p10) ? k : best), 0);
   const firstLikelyWeekIndex = probability === 0 ? null : (byFutures.firstLikelyWeekIndex ?? lowWeek);
-  return { weeks, shortfall: { threshold: byFutures.threshold, probability, firstLikelyWeekIndex, cushion90: centsText(Math.max(weekGap, threshold - p10, 0)) } };
+  return { weeks, shortfall: { threshold: byFutures.threshold, probability, firstLikelyWeekIndex, cushion90: centsText(Math.max(weekGap, centsUp(threshold - p10), 0)) } };
+}
+
+/**
+ * A cushion in whole cents, rounded up: cash that covers a gap of a fraction
+ * of a cent is a cent (rounded to the nearest, a likely shortfall of less
+ * than half a cent would ask for nothing). Read to a ten-thousandth of a cent
+ * first, so that a float's noise does not add a cent.
+ */
+function centsUp(x: number): number {
+  return x > 0 ? Math.ceil(Math.round(x * 1e6) / 1e4) / 100 : x;
 }
 
 /**

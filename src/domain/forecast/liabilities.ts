@@ -52,6 +52,9 @@ export interface Accrual {
   balance: Dec[];
   /** Several accounts as one (combinedAccrual): each of them. */
   parts?: readonly Accrual[];
+  /** Per day (as `days`), what its lines took off the balance (a payment, a purchase's tax), as a positive amount; and what they put on it. */
+  falls?: Dec[];
+  rises?: Dec[];
 }
 
 const ZERO = dec(0);
@@ -64,19 +67,28 @@ const at = (days: readonly number[], values: readonly Dec[], day: number): Dec =
 export function accruals(lines: readonly LiabilityLine[] | undefined): Map<string, Accrual> {
   const out = new Map<string, Accrual>();
   if (!lines?.length) return out;
-  const byAccount = new Map<string, Map<number, Dec>>();
+  const byAccount = new Map<string, Map<number, { rise: Dec; fall: Dec }>>();
   for (const l of lines) {
     let m = byAccount.get(l.accountId);
     if (!m) byAccount.set(l.accountId, (m = new Map()));
     const day = toDay(l.date);
-    m.set(day, (m.get(day) ?? ZERO).plus(dec(l.amount)));
+    const a = dec(l.amount);
+    const t = m.get(day) ?? { rise: ZERO, fall: ZERO };
+    m.set(day, a.gte(0) ? { rise: t.rise.plus(a), fall: t.fall } : { rise: t.rise, fall: t.fall.minus(a) });
   }
   for (const [accountId, perDay] of byAccount) {
     const days = [...perDay.keys()].sort((x, y) => x - y);
     const balance: Dec[] = [];
+    const rises: Dec[] = [];
+    const falls: Dec[] = [];
     let b = ZERO;
-    for (const d of days) balance.push((b = b.plus(perDay.get(d)!)));
-    out.set(accountId, { accountId, days, balance });
+    for (const d of days) {
+      const { rise, fall } = perDay.get(d)!;
+      balance.push((b = b.plus(rise).minus(fall)));
+      rises.push(rise);
+      falls.push(fall);
+    }
+    out.set(accountId, { accountId, days, balance, rises, falls });
   }
   return out;
 }
@@ -89,12 +101,25 @@ export function accruals(lines: readonly LiabilityLine[] | undefined): Map<strin
 export function combinedAccrual(parts: readonly Accrual[]): Accrual {
   const days = [...new Set(parts.flatMap((p) => p.days))].sort((x, y) => x - y);
   const balance = days.map((d) => parts.reduce((sum, p) => sum.plus(at(p.days, p.balance, d)), ZERO));
-  return { accountId: parts.map((p) => p.accountId).join('+'), days, balance, parts };
+  // What the parts' lines of the day itself took off and put on (none for a part without lines that day).
+  const onDay = (d: number, of: 'falls' | 'rises') =>
+    parts.reduce((sum, p) => {
+      const i = upperBound(p.days, d) - 1;
+      return i >= 0 && p.days[i] === d && p[of] ? sum.plus(p[of]![i]!) : sum;
+    }, ZERO);
+  return { accountId: parts.map((p) => p.accountId).join('+'), days, balance, parts, falls: days.map((d) => onDay(d, 'falls')), rises: days.map((d) => onDay(d, 'rises')) };
 }
 
 /** The account seen from its other side: what it is owed back (a debit balance, GST credits above the GST collected) as positive. */
 export function owedBack(acc: Accrual): Accrual {
-  return { accountId: acc.accountId, days: acc.days, balance: acc.balance.map((b) => b.negated()), ...(acc.parts ? { parts: acc.parts.map(owedBack) } : {}) };
+  return {
+    accountId: acc.accountId,
+    days: acc.days,
+    balance: acc.balance.map((b) => b.negated()),
+    ...(acc.parts ? { parts: acc.parts.map(owedBack) } : {}),
+    ...(acc.rises ? { falls: acc.rises } : {}),
+    ...(acc.falls ? { rises: acc.falls } : {}),
+  };
 }
 
 /** A payment as what it settles: its day, the accrual over its period, the part known by today and the part expected. */
@@ -231,7 +256,9 @@ export function settlementModel(days: readonly number[], paid: readonly Dec[], a
     }
     let paidOn = -1;
     for (let j = upperBound(acc.days, end); j < acc.days.length && acc.days[j]! <= today && paidOn < 0; j++) {
-      if (owed.gt(0) && close(acc.balance[j]!.minus(j > 0 ? acc.balance[j - 1]! : ZERO).negated(), owed)) paidOn = acc.days[j]!;
+      // The day's fall, or what its lines took off (the day's own accrual, a sale's tax, not netted against the payment).
+      const fell = acc.balance[j]!.minus(j > 0 ? acc.balance[j - 1]! : ZERO).negated();
+      if (owed.gt(0) && (close(fell, owed) || (acc.falls !== undefined && close(acc.falls[j]!, owed)))) paidOn = acc.days[j]!;
     }
     if (paidOn < 0) break;
     otherWay++;
