@@ -18,7 +18,7 @@ import { levelSpread, youngLevelSpread } from '../src/domain/forecast/seasonalit
 import { fiveQuantiles } from '../src/domain/forecast/behaviour.js';
 import { calibrationEvery } from '../src/backtest/calibrate.js';
 import { toDay } from '../src/domain/forecast/days.js';
-import type { ForecastInput, Scenario } from '../src/domain/forecast/types.js';
+import type { Scenario } from '../src/domain/forecast/types.js';
 import { redactNotes } from '../src/domain/sensitive.js';
 import { arbitraryBooks, AS_OF, doc, input, paidHistory } from './helpers/forecast-input.js';
 
@@ -272,18 +272,7 @@ describe('bands of any books (property)', () => {
     horizons[9] = { inflow: none(), outflow: { scores: [-1, -1, -1.3460536457894288e-21, 0, 0, 0, 0, 7.570335001353236e-23], alpha: 0 }, closing: { scores: [-1, -1, -1, -1, -1, -1, 0, 1], alpha: 0 } };
     horizons[12]!.inflow = { scores: [-1, -1, -1, -1, 0, 0, 0, 2.5193509909578928e-43], alpha: 0 };
     const calibration: CalibrationState = { method: 'simulation+adaptive-conformal', version: 8, asOf: '2026-11-25', cutoffs: 20, coverage80: 0.8, cells: 100, horizons };
-    const books: ForecastInput = {
-      orgId: 'o1',
-      asOf: '2026-11-25',
-      currency: 'AUD',
-      bankAccounts: [{ id: 'b', name: 'B', currency: 'AUD', reconciledBalance: '0.009', statementBalance: null, unreconciledNet: '0.000001' }],
-      override: null,
-      items: [],
-      bankTxns: [],
-      purchaseOrders: [],
-      manualItems: [],
-      accounts: { 'acc-sales': { name: 'Sales', code: '200' }, 'acc-rent': { name: 'Rent', code: '469' } },
-    };
+    const books = input({ asOf: '2026-11-25', bankAccounts: [{ id: 'b', name: 'B', currency: 'AUD', reconciledBalance: '0.009', statementBalance: null, unreconciledNet: '0.000001' }] });
     const { shortfall } = runForecast(books, [BASE], NOW, { calibration, threshold: '0' }).payloads[0]!;
     expect(shortfall!.probability).toBeGreaterThan(0.4);
     expect(shortfall!.cushion90).toBe('0.01');
