@@ -12,15 +12,14 @@
  * Learnt from the business's own payments: a bank series coded to a
  * liability account settles it when most of its payments (at least
  * SETTLED_SHARE of those in its history, three at least, and the latest
- * unless what was paid since is small: BETWEEN_SHARE). A bank series of
- * receipts coded to the account (a business refunded its GST every quarter)
- * settles what the account is owed back: the same model on the balance
- * negated (owedBack).
- * each equal, within MATCH_TOLERANCE, what the account owed at the end of a
- * month one to MAX_MONTHS_BACK months before the payment's (less what the
- * series paid in between). The series' own payments are what pays the
- * account; every other line of it (another bank transaction coded there,
- * GST paid on imports, a refund) is part of what accrued.
+ * unless what was paid since is small: BETWEEN_SHARE) each equal, within
+ * MATCH_TOLERANCE, what the account owed at the end of a month one to
+ * MAX_MONTHS_BACK months before the payment's (less what the series paid in
+ * between). The series' own payments are what pays the account; every other
+ * line of it (another bank transaction coded there, GST paid on imports, a
+ * refund) is part of what accrued. A bank series of receipts coded to the
+ * account (a business refunded its GST every quarter) settles what the
+ * account is owed back: the same model on the balance negated (owedBack).
  */
 import { D, dec, type Dec } from '../money.js';
 import { roundToCents, toDec, type Amount } from './cents.js';
@@ -354,12 +353,6 @@ function mostFrequent<T>(values: readonly T[], key: (v: T) => string): T | undef
  * such months); without a year before those days, its daily average of the
  * last year (of its history when shorter). Never below zero (unless not
  * `clamp`: one of several accounts settled together, partsPace).
- *
- * Several accounts settled together (`parts`: a return of GST and the tax
- * withheld) are each read so, as if alone (partsPace), and added up: the
- * tax withheld only since the first employee, a year ago, is not taken for
- * the GST growing by half again (months with it against months without),
- * and one begun within the year is its own daily average.
  */
 function paceOf(C: (d: number) => Dec, first: number, today: number, clamp = true): (from: number, to: number) => { expected: Dec; from: Settled['expectedFrom'] } {
   const between = (a: number, b: number) => C(b).minus(C(a));
@@ -387,11 +380,15 @@ function paceOf(C: (d: number) => Dec, first: number, today: number, clamp = tru
 }
 
 /**
- * Several accounts settled together, each read as if alone (paceOf, not
- * held above zero: the tax withheld lessens a refund of GST), its payments
- * put back (each payment day's fall of its balance: the series' payments
- * are not split by account); the sum never below zero. Told from the same
- * days a year before when every account was; else from averages.
+ * Several accounts settled together (a return of GST and the tax withheld),
+ * each read as if alone (paceOf, not held above zero: the tax withheld
+ * lessens a refund of GST), its payments put back (each payment day's fall
+ * of its balance: the series' payments are not split by account); the sum
+ * never below zero. So the tax withheld only since the first employee, a
+ * year ago, is not taken for the GST growing by half again (months with it
+ * against months without), and one begun within the year is its own daily
+ * average. Told from the same days a year before when every account was;
+ * else from averages.
  */
 function partsPace(parts: readonly Accrual[], paid: readonly number[], today: number): (from: number, to: number) => { expected: Dec; from: Settled['expectedFrom'] } {
   const days = [...new Set(paid)];
