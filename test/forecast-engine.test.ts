@@ -16,7 +16,8 @@ import { cashPosition } from '../src/domain/forecast/opening.js';
 import { readPayload } from '../src/store/queries/forecast-snapshots.js';
 import type { ForecastInput, ForecastPayload, Scenario } from '../src/domain/forecast/types.js';
 import { arbitraryBooks, AS_OF, doc, input, paidHistory } from './helpers/forecast-input.js';
-import { customerDelayDist, DMIN, paymentProbabilities, peerPriors } from '../src/domain/forecast/behaviour.js';
+import { customerDelayDist, customerPriors, DMIN, paymentProbabilities, PRIOR_WEIGHT } from '../src/domain/forecast/behaviour.js';
+import { Rng } from '../src/domain/random.js';
 import { toDec } from '../src/domain/forecast/cents.js';
 
 const BASE: Scenario = { id: 'base', name: 'Base case', kind: 'BASE', adjustments: {} };
@@ -653,11 +654,68 @@ describe("a customer's payment delays and its peers (docs/forecast.md#when-custo
 
   it("a late payer's prior is the late payers'; a customer with under three paid invoices has the organisation's", () => {
     const p = prepareForecast(input({ items }));
-    const prior = peerPriors(p.orgDelay, p.customerDelays);
+    const { prior } = customerPriors(p.orgDelay, p.customerDelays);
     const late = prior(p.customerDelays.get('late-0')!);
     const median = (d: { cdf: Float64Array }) => d.cdf.findIndex((c) => c >= 0.5 * d.cdf[d.cdf.length - 1]!) + DMIN;
     expect(median(late)).toBeGreaterThanOrEqual(35);
     expect(median(prior(p.customerDelays.get('prompt-0')!))).toBeLessThanOrEqual(5);
     expect(prior([3, 4])).toBe(p.orgDelay);
+  });
+});
+
+describe("how much a customer's prior weighs, learnt from the organisation's customers (docs/forecast.md#when-customers-pay)", () => {
+  /** Each customer's last 12 delays, as the history keeps them (oldest first). */
+  const books = (lists: readonly (readonly number[])[]) => new Map(lists.map((l, c) => [`c${c}`, l] as const));
+  const orgOf = (lists: readonly (readonly number[])[]) => {
+    const p = prepareForecast(input({ items: lists.flatMap((l, c) => paidHistoryOf(`c${c}`, l)) }));
+    return p.orgDelay;
+  };
+  /** 12 paid invoices of a customer, a month apart, paid `delays[i]` days after their due dates. */
+  const paidHistoryOf = (contactId: string, delays: readonly number[]) =>
+    delays.map((delay, i) => {
+      const due = addDays(AS_OF, -30 * (delays.length - i) - 60);
+      return doc({ contactId, issueDate: addDays(due, -14), dueDate: due, status: 'PAID', paidDate: addDays(due, delay), total: '500' });
+    });
+
+  it('Given customers that pay alike (each prompt payer draws from one habit, each late payer from another), When the weight is learnt, Then their peers weigh more than their own dozen payments', () => {
+    const rng = new Rng(7);
+    const lists = Array.from({ length: 40 }, (_, c) =>
+      Array.from({ length: 12 }, () => (c % 5 === 0 ? Math.max(12, Math.round(rng.normal(32, 12))) : Math.max(-5, Math.min(9, Math.round(rng.normal(1, 3)))))),
+    );
+    const priors = customerPriors(orgOf(lists), books(lists));
+    expect(priors.predictions).toBe(40 * 11);
+    expect(priors.weight).toBeGreaterThanOrEqual(16);
+  });
+
+  it('Given customers each with a habit of its own (each pays on its own day, 0 to 39 days late, give or take a day), When the weight is learnt, Then its own payments weigh more than its peers\'', () => {
+    const rng = new Rng(11);
+    const lists = Array.from({ length: 40 }, (_, c) => Array.from({ length: 12 }, () => c + rng.int(-1, 1)));
+    const priors = customerPriors(orgOf(lists), books(lists));
+    expect(priors.weight).toBeLessThanOrEqual(1);
+    // A customer's distribution is then mostly its own: its median is its own day.
+    const dist = customerDelayDist(priors.prior(lists[20]!), lists[20]!, priors.weight);
+    expect(dist.cdf[19 - DMIN]!).toBeLessThan(0.5 * (1 - dist.never));
+    expect(dist.cdf[21 - DMIN]!).toBeGreaterThan(0.5 * (1 - dist.never));
+  });
+
+  it('Given too few payments to judge by, When the weight is learnt, Then it is the default', () => {
+    const lists = [
+      [0, 1, 2, 1, 0, 1],
+      [30, 32, 35, 31, 33, 34],
+      [2, 2, 3, 1, 0],
+    ];
+    const priors = customerPriors(orgOf(lists), books(lists));
+    expect(priors.predictions).toBe(5 + 5 + 4);
+    expect(priors.weight).toBe(PRIOR_WEIGHT);
+  });
+
+  it("Given customers each paying on a day of its own, 10 days apart, When the weight is judged, Then a customer's own payments are not among the peers it is judged against", () => {
+    // No customer has a peer: judged against a pool holding its own payments, its prior would foretell them perfectly.
+    const lists = Array.from({ length: 10 }, (_, c) => Array.from({ length: 12 }, () => 10 * c));
+    const org = orgOf(lists);
+    const priors = customerPriors(org, books(lists));
+    // Its prior is the organisation's (everyone's days), which foretells its next payment worse than its own: the least weight.
+    expect(priors.prior(lists[3]!)).toBe(org);
+    expect(priors.weight).toBe(0.5);
   });
 });

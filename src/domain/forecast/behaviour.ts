@@ -13,10 +13,14 @@
  *   seen still has a chance. What Kaplan-Meier leaves unpaid at the end of
  *   the grid is the "never paid" mass (at least 2%).
  * - Customer: the customer's own last 12 paid delays (each smoothed over +/-2
- *   days) plus PRIOR_WEIGHT pseudo-invoices drawn from its prior: the
- *   distribution of the customers that pay like it (peerPriors), else the
- *   organisation's. With many invoices the customer's habit dominates, with
- *   none it is the organisation's.
+ *   days) plus some pseudo-invoices drawn from its prior: the distribution
+ *   of the customers that pay like it (peerPriors), else the organisation's.
+ *   How many is learnt from the organisation's own customers
+ *   (customerPriors): the weight under which each customer's earlier
+ *   payments best foretold its next one. Where customers that pay alike are
+ *   alike, their pooled habit is worth more than a customer's own dozen
+ *   payments; where each has its own, less. With many invoices the
+ *   customer's habit dominates, with none it is its prior.
  */
 import { countOf } from './history.js';
 import type { Counts } from './types.js';
@@ -103,14 +107,17 @@ export function orgDelayDist(paid: Counts, open: readonly number[]): DelayDist {
   return finish(pmf, never);
 }
 
-/** A customer's distribution: own paid delays (the last 12) plus PRIOR_WEIGHT of its prior's (peerPriors; the organisation's). */
-export function customerDelayDist(prior: DelayDist, delays: readonly number[]): DelayDist {
+/**
+ * A customer's distribution: own paid delays (the last 12) plus `weight`
+ * invoices' worth of its prior's (peerPriors; the organisation's).
+ */
+export function customerDelayDist(prior: DelayDist, delays: readonly number[], weight = PRIOR_WEIGHT): DelayDist {
   if (delays.length === 0) return prior;
   const own = delays.slice(-12);
   const n = own.length;
-  const total = n + PRIOR_WEIGHT;
+  const total = n + weight;
   const pmf = new Float64Array(DN);
-  const w = PRIOR_WEIGHT / total;
+  const w = weight / total;
   for (let i = 0; i < DN; i++) pmf[i] = prior.pmf[i]! * w;
   smoothInto(pmf, 0, own, 1, total);
   return finish(pmf, prior.never * w);
@@ -221,44 +228,108 @@ export function median(values: readonly number[]): number {
  * days overdue, what is left of its distribution is no longer mostly other
  * customers' lateness. A customer with fewer invoices, or fewer than
  * 2 x MIN_OWN_HISTORY of its peers' delays, has the organisation's.
- * Computed once per forecast: the smoothed delays summed by median, cumulated, so
- * that any range of medians is one subtraction.
+ *
+ * And how much that prior weighs in a customer's distribution (`weight`, in
+ * invoices): the one of PRIOR_WEIGHTS under which the customers' payments
+ * were best foretold, each from the customer's payments before it and its
+ * prior from those (the customer's own delays taken out of its peers'), by
+ * their log-likelihood summed over every payment after a customer's first.
+ * Empirical Bayes: where the customers that pay alike are alike, the pooled
+ * habit of their peers foretells a customer's next payment better than its
+ * own few, and the weight is high; where each customer has a habit of its
+ * own, low. With fewer than MIN_PREDICTIONS payments to judge by, PRIOR_WEIGHT.
+ *
+ * Computed once per forecast: the smoothed delays summed by median,
+ * cumulated, so that any range of medians is one subtraction.
  */
-export function peerPriors(org: DelayDist, customerDelays: ReadonlyMap<string, readonly number[]>): (own: readonly number[]) => DelayDist {
+export function customerPriors(org: DelayDist, customerDelays: ReadonlyMap<string, readonly number[]>): CustomerPriors {
   const sums = new Float64Array(DN * DN);
   const counts = new Float64Array(DN);
   for (const list of customerDelays.values()) {
     const own = list.slice(-12);
     if (own.length < MIN_OWN_HISTORY) continue;
-    const m = clampDelay(Math.round(median(own))) - DMIN;
-    smoothInto(sums, m * DN, own, 1, 1);
-    counts[m]! += own.length;
+    smoothInto(sums, middleOf(own) * DN, own, 1, 1);
+    counts[middleOf(own)]! += own.length;
   }
   // Cumulative over the medians: rows 0..m.
   for (let m = 1; m < DN; m++) {
     counts[m]! += counts[m - 1]!;
     for (let x = 0; x < DN; x++) sums[m * DN + x]! += sums[(m - 1) * DN + x]!;
   }
-  return (list) => {
-    const own = list.slice(-12);
-    if (own.length < MIN_OWN_HISTORY) return org;
+  /**
+   * The peers of a customer whose delays are `own` (null: it has the
+   * organisation's prior), without `member`, the delays it is pooled with
+   * (its own, or all of them when `own` is the first few).
+   */
+  const peersOf = (own: readonly number[], member: readonly number[]) => {
+    if (own.length < MIN_OWN_HISTORY) return null;
     const sorted = own.map((x) => Math.round(x)).sort((a, b) => a - b);
     const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
     const lo = clampDelay(q(0.25) - 2) - DMIN;
     const hi = clampDelay(q(0.75) + 2) - DMIN;
-    const pooled = new Float64Array(DN);
-    for (let x = 0; x < DN; x++) pooled[x] = sums[hi * DN + x]! - (lo > 0 ? sums[(lo - 1) * DN + x]! : 0);
-    let n = counts[hi]! - (lo > 0 ? counts[lo - 1]! : 0);
-    // Its own median (the lower middle, as median() reads it): whether it is among its peers, to be taken out again.
-    const m = clampDelay(sorted[(sorted.length - 1) >> 1]!) - DMIN;
-    if (m >= lo && m <= hi) {
-      smoothInto(pooled, 0, own, -1, 1);
-      n -= own.length;
-    }
-    if (n < 2 * MIN_OWN_HISTORY) return org;
-    const total = n + PRIOR_WEIGHT;
+    const m = member.length >= MIN_OWN_HISTORY ? middleOf(member) : -1;
+    const without = m >= lo && m <= hi;
+    const n = counts[hi]! - (lo > 0 ? counts[lo - 1]! : 0) - (without ? member.length : 0);
+    if (n < 2 * MIN_OWN_HISTORY) return null;
+    /** The pooled smoothed delays at grid index x. */
+    const at = (x: number) => Math.max(0, sums[hi * DN + x]! - (lo > 0 ? sums[(lo - 1) * DN + x]! : 0) - (without ? kernelAt(member, x) : 0));
+    return { n, at };
+  };
+  const prior = (list: readonly number[]): DelayDist => {
+    const own = list.slice(-12);
+    const peers = peersOf(own, own);
+    if (!peers) return org;
+    const total = peers.n + PRIOR_WEIGHT;
     const pmf = new Float64Array(DN);
-    for (let x = 0; x < DN; x++) pmf[x] = Math.max(0, pooled[x]!) / total + (org.pmf[x]! * PRIOR_WEIGHT) / total;
+    for (let x = 0; x < DN; x++) pmf[x] = peers.at(x) / total + (org.pmf[x]! * PRIOR_WEIGHT) / total;
     return finish(pmf, (org.never * PRIOR_WEIGHT) / total);
   };
+  // Each customer's payments after its first, foretold from those before it, under each weight.
+  const logLikelihood = new Float64Array(PRIOR_WEIGHTS.length);
+  let predictions = 0;
+  for (const list of customerDelays.values()) {
+    const member = list.slice(-12);
+    for (let j = 1; j < member.length; j++) {
+      const x = clampDelay(Math.round(member[j]!)) - DMIN;
+      const before = member.slice(0, j);
+      const peers = peersOf(before, member);
+      const fromPrior = peers ? (peers.at(x) + org.pmf[x]! * PRIOR_WEIGHT) / (peers.n + PRIOR_WEIGHT) : org.pmf[x]!;
+      const fromOwn = kernelAt(before, x);
+      for (let w = 0; w < PRIOR_WEIGHTS.length; w++) {
+        const weight = PRIOR_WEIGHTS[w]!;
+        logLikelihood[w]! += Math.log(Math.max(1e-12, (weight * fromPrior + fromOwn) / (j + weight)));
+      }
+      predictions++;
+    }
+  }
+  let best = PRIOR_WEIGHTS.indexOf(PRIOR_WEIGHT);
+  if (predictions >= MIN_PREDICTIONS) for (let w = 0; w < PRIOR_WEIGHTS.length; w++) if (logLikelihood[w]! > logLikelihood[best]!) best = w;
+  return { prior, weight: PRIOR_WEIGHTS[best]!, predictions };
+}
+
+export interface CustomerPriors {
+  /** A customer's prior, from its delays (its last 12 are read). */
+  prior: (own: readonly number[]) => DelayDist;
+  /** How many invoices' worth of its prior a customer's distribution holds (customerDelayDist's weight). */
+  weight: number;
+  /** How many payments the weight was judged on (fewer than MIN_PREDICTIONS: PRIOR_WEIGHT, unjudged). */
+  predictions: number;
+}
+
+/** The weights customerPriors chooses among, in invoices. */
+const PRIOR_WEIGHTS = [0.5, 1, 2, 4, 8, 16, 32, 64];
+/** Payments after a customer's first the weight must be judged on; with fewer, PRIOR_WEIGHT. */
+const MIN_PREDICTIONS = 30;
+
+/** The grid index of a list's median delay (the lower middle, as median() reads it). */
+const middleOf = (own: readonly number[]) => clampDelay(Math.round(median(own))) - DMIN;
+
+/** What delays, each smoothed as smoothInto smooths it, put at grid index x. */
+function kernelAt(delays: readonly number[], x: number): number {
+  let sum = 0;
+  for (const d0 of delays) {
+    const d = Math.round(d0);
+    for (let k = 0; k < KERNEL.length; k++) if (clampDelay(d - 2 + k) - DMIN === x) sum += KERNEL[k]!;
+  }
+  return sum;
 }

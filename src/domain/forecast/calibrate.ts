@@ -80,9 +80,11 @@ export const CALIBRATION_METHOD = 'simulation+adaptive-conformal';
  * coding changes, a series over when another pays its periods, each
  * account's own pace when several are settled together; the common level
  * (the prior, on which ACI's alpha was stepped) a random walk from today's
- * (session 27).
+ * (session 27). 11: how much a customer's peers weigh in its payment
+ * delays is learnt from the organisation's own customers (behaviour.ts
+ * customerPriors), not two invoices' worth everywhere (session 28).
  */
-export const CALIBRATION_VERSION = 10;
+export const CALIBRATION_VERSION = 11;
 
 export interface Quantiles {
   p10: number;

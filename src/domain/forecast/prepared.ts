@@ -4,7 +4,7 @@
  * documents, the behaviour models and the predictions, as types only.
  */
 import type { Amount } from './cents.js';
-import type { DelayDist } from './behaviour.js';
+import type { CustomerPriors, DelayDist } from './behaviour.js';
 import type { SeriesWhy } from './items.js';
 import type { SuppressedReason } from './purchase-orders.js';
 import type { CashPosition, Counts, ForecastInput, LedgerItem } from './types.js';
@@ -73,8 +73,8 @@ export interface PreparedForecast {
   orgDelay: DelayDist;
   customerDelays: Map<string, number[]>;
   distCache: Map<string, DelayDist>;
-  /** Each customer's prior from the customers that pay like it (behaviour.ts peerPriors), made on first use. */
-  peerPrior?: (own: readonly number[]) => DelayDist;
+  /** Each customer's prior from the customers that pay like it, and its weight (behaviour.ts customerPriors), made on first use. */
+  priors?: CustomerPriors;
   arTerms: Map<string, number>;
   orgArTerms: number;
   orgArDelayMedian: number;

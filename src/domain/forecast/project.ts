@@ -5,7 +5,7 @@
  */
 import { D, canonical, dec, type Dec } from '../money.js';
 import { horizonTotals } from './totals.js';
-import { customerDelayDist, median, MIN_OWN_HISTORY, paymentProbabilities, peerPriors, type DelayDist } from './behaviour.js';
+import { customerDelayDist, customerPriors, median, MIN_OWN_HISTORY, paymentProbabilities, type DelayDist } from './behaviour.js';
 import { Acc, amountOf, factorOf, isPositive, roundToCents, scale, splitByWeights, toDec, type Amount, type Factor } from './cents.js';
 import { cmpStr } from './compare.js';
 import { fromDay, toDay } from './days.js';
@@ -336,8 +336,8 @@ export function customerDist(p: PreparedForecast, contactId: string | null): Del
   let d = p.distCache.get(contactId);
   if (!d) {
     const own = p.customerDelays.get(contactId) ?? [];
-    p.peerPrior ??= peerPriors(p.orgDelay, p.customerDelays);
-    d = customerDelayDist(p.peerPrior(own), own);
+    p.priors ??= customerPriors(p.orgDelay, p.customerDelays);
+    d = customerDelayDist(p.priors.prior(own), own, p.priors.weight);
     p.distCache.set(contactId, d);
   }
   return d;
