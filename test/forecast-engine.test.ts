@@ -16,7 +16,7 @@ import { cashPosition } from '../src/domain/forecast/opening.js';
 import { readPayload } from '../src/store/queries/forecast-snapshots.js';
 import type { ForecastInput, ForecastPayload, Scenario } from '../src/domain/forecast/types.js';
 import { arbitraryBooks, AS_OF, doc, input, paidHistory } from './helpers/forecast-input.js';
-import { customerDelayDist, customerPriors, DMIN, paymentProbabilities, PRIOR_WEIGHT } from '../src/domain/forecast/behaviour.js';
+import { customerDelayDist, customerPriors, DMIN, orgDelayDist, paymentProbabilities, PRIOR_WEIGHT } from '../src/domain/forecast/behaviour.js';
 import { Rng } from '../src/domain/random.js';
 import { toDec } from '../src/domain/forecast/cents.js';
 
@@ -654,7 +654,8 @@ describe("a customer's payment delays and its peers (docs/forecast.md#when-custo
 
   it("a late payer's prior is the late payers'; a customer with under three paid invoices has the organisation's", () => {
     const p = prepareForecast(input({ items }));
-    const { prior } = customerPriors(p.orgDelay, p.customerDelays);
+    const priors = customerPriors(p.orgDelay, p.customerDelays);
+    const prior = (own: readonly number[]) => priors.forCustomer(own).prior;
     const late = prior(p.customerDelays.get('late-0')!);
     const median = (d: { cdf: Float64Array }) => d.cdf.findIndex((c) => c >= 0.5 * d.cdf[d.cdf.length - 1]!) + DMIN;
     expect(median(late)).toBeGreaterThanOrEqual(35);
@@ -666,56 +667,87 @@ describe("a customer's payment delays and its peers (docs/forecast.md#when-custo
 describe("how much a customer's prior weighs, learnt from the organisation's customers (docs/forecast.md#when-customers-pay)", () => {
   /** Each customer's last 12 delays, as the history keeps them (oldest first). */
   const books = (lists: readonly (readonly number[])[]) => new Map(lists.map((l, c) => [`c${c}`, l] as const));
-  const orgOf = (lists: readonly (readonly number[])[]) => {
-    const p = prepareForecast(input({ items: lists.flatMap((l, c) => paidHistoryOf(`c${c}`, l)) }));
-    return p.orgDelay;
-  };
-  /** 12 paid invoices of a customer, a month apart, paid `delays[i]` days after their due dates. */
+  const orgOf = (lists: readonly (readonly number[])[]) => prepareForecast(input({ items: lists.flatMap((l, c) => paidHistoryOf(`c${c}`, l)) })).orgDelay;
+  /** Paid invoices of a customer, a month apart, paid `delays[i]` days after their due dates. */
   const paidHistoryOf = (contactId: string, delays: readonly number[]) =>
     delays.map((delay, i) => {
       const due = addDays(AS_OF, -30 * (delays.length - i) - 60);
       return doc({ contactId, issueDate: addDays(due, -14), dueDate: due, status: 'PAID', paidDate: addDays(due, delay), total: '500' });
     });
-
-  it('Given customers that pay alike (each prompt payer draws from one habit, each late payer from another), When the weight is learnt, Then their peers weigh more than their own dozen payments', () => {
-    const rng = new Rng(7);
-    const lists = Array.from({ length: 40 }, (_, c) =>
+  const alike = (seed: number, customers: number) => {
+    const rng = new Rng(seed);
+    return Array.from({ length: customers }, (_, c) =>
       Array.from({ length: 12 }, () => (c % 5 === 0 ? Math.max(12, Math.round(rng.normal(32, 12))) : Math.max(-5, Math.min(9, Math.round(rng.normal(1, 3)))))),
     );
-    const priors = customerPriors(orgOf(lists), books(lists));
-    expect(priors.predictions).toBe(40 * 11);
-    expect(priors.weight).toBeGreaterThanOrEqual(16);
+  };
+
+  it('Given customers that pay alike (each prompt payer draws from one habit, each late payer from another), When the weight is learnt, Then their peers weigh more than their own dozen payments', () => {
+    const lists = alike(7, 40);
+    const { fits } = customerPriors(orgOf(lists), books(lists));
+    // Payments 2 and 3 of each customer are foretold with the organisation's prior, the rest with its peers'.
+    expect(fits.org.predictions).toBe(40 * 2);
+    expect(fits.peers.predictions).toBe(40 * 9);
+    expect(fits.peers.weight()).toBeGreaterThanOrEqual(16);
+    // Too few payments foretold with the organisation's prior (80 < 100) to judge its weight: the default.
+    expect(fits.org.posterior).toBeNull();
+    expect(fits.org.weight()).toBeCloseTo(PRIOR_WEIGHT, 9);
   });
 
   it('Given customers each with a habit of its own (each pays on its own day, 0 to 39 days late, give or take a day), When the weight is learnt, Then its own payments weigh more than its peers\'', () => {
     const rng = new Rng(11);
     const lists = Array.from({ length: 40 }, (_, c) => Array.from({ length: 12 }, () => c + rng.int(-1, 1)));
     const priors = customerPriors(orgOf(lists), books(lists));
-    expect(priors.weight).toBeLessThanOrEqual(1);
+    expect(priors.fits.peers.weight()).toBeLessThanOrEqual(1);
     // A customer's distribution is then mostly its own: its median is its own day.
-    const dist = customerDelayDist(priors.prior(lists[20]!), lists[20]!, priors.weight);
+    const { prior, share } = priors.forCustomer(lists[20]!);
+    const dist = customerDelayDist(prior, lists[20]!, share);
     expect(dist.cdf[19 - DMIN]!).toBeLessThan(0.5 * (1 - dist.never));
     expect(dist.cdf[21 - DMIN]!).toBeGreaterThan(0.5 * (1 - dist.never));
   });
 
-  it('Given too few payments to judge by, When the weight is learnt, Then it is the default', () => {
+  it('Given too few payments to judge by (three customers, or 99 payments), When the weight is learnt, Then it is the default', () => {
     const lists = [
       [0, 1, 2, 1, 0, 1],
       [30, 32, 35, 31, 33, 34],
       [2, 2, 3, 1, 0],
     ];
-    const priors = customerPriors(orgOf(lists), books(lists));
-    expect(priors.predictions).toBe(5 + 5 + 4);
-    expect(priors.weight).toBe(PRIOR_WEIGHT);
+    const { fits } = customerPriors(orgOf(lists), books(lists));
+    expect(fits.org.predictions + fits.peers.predictions).toBe(5 + 5 + 4);
+    expect(fits.peers.weight()).toBeCloseTo(PRIOR_WEIGHT, 9);
+    // 9 customers x 11 payments: 99, one short of enough, all foretold from the organisation's (no customer has peers).
+    const apart = Array.from({ length: 9 }, (_, c) => Array.from({ length: 12 }, () => 10 * c));
+    const few = customerPriors(orgOf(apart), books(apart)).fits.org;
+    expect(few.predictions).toBe(99);
+    expect(few.posterior).toBeNull();
   });
 
-  it("Given customers each paying on a day of its own, 10 days apart, When the weight is judged, Then a customer's own payments are not among the peers it is judged against", () => {
-    // No customer has a peer: judged against a pool holding its own payments, its prior would foretell them perfectly.
-    const lists = Array.from({ length: 10 }, (_, c) => Array.from({ length: 12 }, () => 10 * c));
+  it("Given customers each paying on a day of its own, 10 days apart, When the weight is judged, Then a customer's own payments are not among those it is judged against", () => {
+    // No customer has a peer: judged against a prior holding its own payments, the prior would foretell them well.
+    const lists = Array.from({ length: 12 }, (_, c) => Array.from({ length: 12 }, () => 10 * c));
     const org = orgOf(lists);
     const priors = customerPriors(org, books(lists));
-    // Its prior is the organisation's (everyone's days), which foretells its next payment worse than its own: the least weight.
-    expect(priors.prior(lists[3]!)).toBe(org);
-    expect(priors.weight).toBe(0.5);
+    expect(priors.forCustomer(lists[3]!).prior).toBe(org);
+    expect(priors.fits.org.predictions).toBe(12 * 11);
+    // The organisation's distribution without the customer has nothing on its day: its own payments decide, the least weight.
+    expect(priors.fits.org.weight()).toBeCloseTo(0.5, 2);
+  });
+
+  it('Given more customers than are judged (4,100), When the weight is learnt, Then an even sample of them is judged, and the weight is as high', () => {
+    const lists = alike(3, 4100);
+    const counts = new Map<number, number>();
+    for (const l of lists) for (const d of l) counts.set(d, (counts.get(d) ?? 0) + 1);
+    const { fits } = customerPriors(orgDelayDist(counts, []), books(lists));
+    // Every third customer: 1,367 of them, each with 11 payments foretold (its second and third from the organisation's prior).
+    expect(fits.org.customers).toBe(1367);
+    expect(fits.org.predictions + fits.peers.predictions).toBe(1367 * 11);
+    expect(fits.peers.weight()).toBeGreaterThanOrEqual(16);
+  });
+
+  it('Given customers whose delays lie beyond the grid (a year and more late), When the weight is judged, Then those payments are not judged', () => {
+    const lists = alike(5, 30);
+    const withFar = [...lists, ...Array.from({ length: 5 }, () => Array.from({ length: 12 }, (_, i) => 400 + 50 * i))];
+    const a = customerPriors(orgOf(lists), books(lists)).fits;
+    const b = customerPriors(orgOf(withFar), books(withFar)).fits;
+    expect(b.org.predictions + b.peers.predictions).toBe(a.org.predictions + a.peers.predictions);
   });
 });

@@ -14,13 +14,14 @@
  *   the grid is the "never paid" mass (at least 2%).
  * - Customer: the customer's own last 12 paid delays (each smoothed over +/-2
  *   days) plus some pseudo-invoices drawn from its prior: the distribution
- *   of the customers that pay like it (peerPriors), else the organisation's.
- *   How many is learnt from the organisation's own customers
- *   (customerPriors): the weight under which each customer's earlier
- *   payments best foretold its next one. Where customers that pay alike are
- *   alike, their pooled habit is worth more than a customer's own dozen
- *   payments; where each has its own, less. With many invoices the
- *   customer's habit dominates, with none it is its prior.
+ *   of the customers that pay like it, else the organisation's
+ *   (customerPriors). How many is learnt from the organisation's own
+ *   customers: a posterior over weights from how well each customer's
+ *   earlier payments, with its prior, foretold its next. Where customers
+ *   that pay alike are alike, their pooled habit is worth more than a
+ *   customer's own dozen payments (the weight can reach 64 invoices' worth,
+ *   so that its own dozen make a sixth); where each has its own, less. With
+ *   none of its own, a customer's distribution is its prior.
  */
 import { countOf } from './history.js';
 import type { Counts } from './types.js';
@@ -28,7 +29,12 @@ import type { Counts } from './types.js';
 export const DMIN = -60;
 export const DMAX = 365;
 export const DN = DMAX - DMIN + 1;
-/** Weight (in invoices) of the organisation's distribution in a customer's. */
+/**
+ * Weight (in invoices) of a prior in a distribution where none is learnt:
+ * the organisation's in a customer's peers' prior and in a supplier's
+ * habit, and a customer's prior's while too few payments judge it
+ * (customerPriors).
+ */
 export const PRIOR_WEIGHT = 2;
 /** How many paid invoices make a customer's own median delay count (baselines, predicted orders). */
 export const MIN_OWN_HISTORY = 3;
@@ -44,18 +50,20 @@ export interface DelayDist {
   cdf: Float64Array;
   /** Probability of never paying (or later than DMAX). */
   never: number;
+  /** The organisation's: how many paid invoices its Kaplan-Meier estimate counts (none for a customer's or the default). */
+  paid?: number;
 }
 
 const clampDelay = (d: number) => (d < DMIN ? DMIN : d > DMAX ? DMAX : d);
 
-function finish(pmf: Float64Array, never: number): DelayDist {
+function finish(pmf: Float64Array, never: number, paid?: number): DelayDist {
   const cdf = new Float64Array(DN);
   let c = 0;
   for (let i = 0; i < DN; i++) {
     c += pmf[i]!;
     cdf[i] = c;
   }
-  return { pmf, cdf, never };
+  return paid === undefined ? { pmf, cdf, never } : { pmf, cdf, never, paid };
 }
 
 /** Used when the organisation has fewer than 5 paid invoices: mostly on time, a late tail. */
@@ -104,22 +112,22 @@ export function orgDelayDist(paid: Counts, open: readonly number[]): DelayDist {
   let tailNorm = 0;
   for (let d = 0; d <= DMAX; d++) tailNorm += Math.exp(-d / TAIL_MEAN);
   for (let d = 0; d <= DMAX; d++) pmf[d - DMIN]! += (tailMass * Math.exp(-d / TAIL_MEAN)) / tailNorm;
-  return finish(pmf, never);
+  return finish(pmf, never, paidCount);
 }
 
 /**
- * A customer's distribution: own paid delays (the last 12) plus `weight`
- * invoices' worth of its prior's (peerPriors; the organisation's).
+ * A customer's distribution: its own paid delays (the last 12, each
+ * smoothed) with its prior's (customerPriors; the organisation's) making up
+ * `priorShare` of it: PRIOR_WEIGHT invoices' worth unless told.
  */
-export function customerDelayDist(prior: DelayDist, delays: readonly number[], weight = PRIOR_WEIGHT): DelayDist {
+export function customerDelayDist(prior: DelayDist, delays: readonly number[], priorShare?: number): DelayDist {
   if (delays.length === 0) return prior;
   const own = delays.slice(-12);
   const n = own.length;
-  const total = n + weight;
+  const w = priorShare ?? PRIOR_WEIGHT / (n + PRIOR_WEIGHT);
   const pmf = new Float64Array(DN);
-  const w = weight / total;
   for (let i = 0; i < DN; i++) pmf[i] = prior.pmf[i]! * w;
-  smoothInto(pmf, 0, own, 1, total);
+  smoothInto(pmf, 0, own, 1, n / (1 - w));
   return finish(pmf, prior.never * w);
 }
 
@@ -229,15 +237,25 @@ export function median(values: readonly number[]): number {
  * customers' lateness. A customer with fewer invoices, or fewer than
  * 2 x MIN_OWN_HISTORY of its peers' delays, has the organisation's.
  *
- * And how much that prior weighs in a customer's distribution (`weight`, in
- * invoices): the one of PRIOR_WEIGHTS under which the customers' payments
- * were best foretold, each from the customer's payments before it and its
- * prior from those (the customer's own delays taken out of its peers'), by
- * their log-likelihood summed over every payment after a customer's first.
- * Empirical Bayes: where the customers that pay alike are alike, the pooled
- * habit of their peers foretells a customer's next payment better than its
- * own few, and the weight is high; where each customer has a habit of its
- * own, low. With fewer than MIN_PREDICTIONS payments to judge by, PRIOR_WEIGHT.
+ * And how much that prior weighs in a customer's distribution, learnt from
+ * the organisation's own customers (empirical Bayes): each customer's
+ * payments after its first are foretold from its payments before them and
+ * the prior those earlier payments give it, with the customer itself taken
+ * out (out of its peers' pool exactly, out of the organisation's
+ * distribution as one paid invoice's share each), under each weight of
+ * PRIOR_WEIGHTS (in invoices); their log-likelihoods summed make a
+ * posterior over the weights (each alike beforehand), and a customer's
+ * prior share is the posterior's average of weight / (its delays + weight):
+ * its own delays and its prior mixed as every weight would mix them, each
+ * as likely as the payments made it. Where the customers that pay alike are
+ * alike, their pooled habit foretells a customer's next payment better than
+ * its own few, and the weight is high; where each has a habit of its own,
+ * low. Learnt apart for the two kinds of prior (the peers', the
+ * organisation's), with at least MIN_PREDICTIONS payments of MIN_CUSTOMERS
+ * customers each; short of that, PRIOR_WEIGHT. Of an organisation with more
+ * than MAX_JUDGED customers, an even sample of that many is judged. A
+ * payment at the grid's ends (DMIN, DMAX: clamped, it tells nothing of its
+ * spread) or not a number is not judged.
  *
  * Computed once per forecast: the smoothed delays summed by median,
  * cumulated, so that any range of medians is one subtraction.
@@ -248,88 +266,170 @@ export function customerPriors(org: DelayDist, customerDelays: ReadonlyMap<strin
   for (const list of customerDelays.values()) {
     const own = list.slice(-12);
     if (own.length < MIN_OWN_HISTORY) continue;
-    smoothInto(sums, middleOf(own) * DN, own, 1, 1);
-    counts[middleOf(own)]! += own.length;
+    const m = middleOf(own);
+    smoothInto(sums, m * DN, own, 1, 1);
+    counts[m]! += own.length;
   }
   // Cumulative over the medians: rows 0..m.
   for (let m = 1; m < DN; m++) {
     counts[m]! += counts[m - 1]!;
     for (let x = 0; x < DN; x++) sums[m * DN + x]! += sums[(m - 1) * DN + x]!;
   }
-  /**
-   * The peers of a customer whose delays are `own` (null: it has the
-   * organisation's prior), without `member`, the delays it is pooled with
-   * (its own, or all of them when `own` is the first few).
-   */
-  const peersOf = (own: readonly number[], member: readonly number[]) => {
-    if (own.length < MIN_OWN_HISTORY) return null;
-    const sorted = own.map((x) => Math.round(x)).sort((a, b) => a - b);
+  /** The rows of the peers' medians for a customer whose delays are `own` (sorted, whole days), and how many delays they hold. */
+  const windowOf = (sorted: readonly number[]) => {
     const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
     const lo = clampDelay(q(0.25) - 2) - DMIN;
     const hi = clampDelay(q(0.75) + 2) - DMIN;
-    const m = member.length >= MIN_OWN_HISTORY ? middleOf(member) : -1;
-    const without = m >= lo && m <= hi;
-    const n = counts[hi]! - (lo > 0 ? counts[lo - 1]! : 0) - (without ? member.length : 0);
-    if (n < 2 * MIN_OWN_HISTORY) return null;
-    /** The pooled smoothed delays at grid index x. */
-    const at = (x: number) => Math.max(0, sums[hi * DN + x]! - (lo > 0 ? sums[(lo - 1) * DN + x]! : 0) - (without ? kernelAt(member, x) : 0));
-    return { n, at };
+    return { lo, hi, n: counts[hi]! - (lo > 0 ? counts[lo - 1]! : 0) };
   };
-  const prior = (list: readonly number[]): DelayDist => {
-    const own = list.slice(-12);
-    const peers = peersOf(own, own);
-    if (!peers) return org;
-    const total = peers.n + PRIOR_WEIGHT;
-    const pmf = new Float64Array(DN);
-    for (let x = 0; x < DN; x++) pmf[x] = peers.at(x) / total + (org.pmf[x]! * PRIOR_WEIGHT) / total;
-    return finish(pmf, (org.never * PRIOR_WEIGHT) / total);
-  };
-  // Each customer's payments after its first, foretold from those before it, under each weight.
-  const logLikelihood = new Float64Array(PRIOR_WEIGHTS.length);
-  let predictions = 0;
+  const pooledAt = (lo: number, hi: number, x: number) => sums[hi * DN + x]! - (lo > 0 ? sums[(lo - 1) * DN + x]! : 0);
+
+  const fits = { peers: new WeightFit(), org: new WeightFit() };
+  const perPaid = org.paid ? ((1 - org.never) * (1 - TAIL_WEIGHT)) / org.paid : 0;
+  // Past MAX_JUDGED customers, every stride-th (in the history's order) is judged: enough to tell the weights apart, at a bounded cost.
+  let judgeable = 0;
+  for (const list of customerDelays.values()) if (list.length >= 2) judgeable++;
+  const stride = Math.ceil(judgeable / MAX_JUDGED);
+  let index = -1;
   for (const list of customerDelays.values()) {
     const member = list.slice(-12);
+    if (member.length < 2 || ++index % stride !== 0) continue;
+    const inPool = member.length >= MIN_OWN_HISTORY ? middleOf(member) : -1;
+    // The organisation's distribution without this customer's paid invoices (each one paid invoice's share of its body).
+    const orgLeft = 1 - perPaid * member.length;
+    const orgAt = (x: number) => (orgLeft > 0.1 ? Math.max(0, org.pmf[x]! - perPaid * eventsAt(member, x)) / orgLeft : org.pmf[x]!);
+    const sorted: number[] = [];
     for (let j = 1; j < member.length; j++) {
-      const x = clampDelay(Math.round(member[j]!)) - DMIN;
-      const before = member.slice(0, j);
-      const peers = peersOf(before, member);
-      const fromPrior = peers ? (peers.at(x) + org.pmf[x]! * PRIOR_WEIGHT) / (peers.n + PRIOR_WEIGHT) : org.pmf[x]!;
-      const fromOwn = kernelAt(before, x);
-      for (let w = 0; w < PRIOR_WEIGHTS.length; w++) {
-        const weight = PRIOR_WEIGHTS[w]!;
-        logLikelihood[w]! += Math.log(Math.max(1e-12, (weight * fromPrior + fromOwn) / (j + weight)));
+      insertSorted(sorted, Math.round(member[j - 1]!));
+      const d = member[j]!;
+      if (!Number.isFinite(d) || Math.round(d) <= DMIN || Math.round(d) >= DMAX) continue;
+      const x = Math.round(d) - DMIN;
+      const fromOwn = kernelAt(member, x, j);
+      let fit = fits.org;
+      let fromPrior = -1;
+      if (j >= MIN_OWN_HISTORY) {
+        const { lo, hi, n: all } = windowOf(sorted);
+        const without = inPool >= lo && inPool <= hi;
+        const n = all - (without ? member.length : 0);
+        if (n >= 2 * MIN_OWN_HISTORY) {
+          const pooled = Math.max(0, pooledAt(lo, hi, x) - (without ? kernelAt(member, x, member.length) : 0));
+          fromPrior = (pooled + orgAt(x) * PRIOR_WEIGHT) / (n + PRIOR_WEIGHT);
+          fit = fits.peers;
+        }
       }
-      predictions++;
+      if (fromPrior < 0) fromPrior = orgAt(x);
+      fit.add(list, j, fromPrior, fromOwn);
     }
   }
-  let best = PRIOR_WEIGHTS.indexOf(PRIOR_WEIGHT);
-  if (predictions >= MIN_PREDICTIONS) for (let w = 0; w < PRIOR_WEIGHTS.length; w++) if (logLikelihood[w]! > logLikelihood[best]!) best = w;
-  return { prior, weight: PRIOR_WEIGHTS[best]!, predictions };
+  fits.peers.finish();
+  fits.org.finish();
+
+  return {
+    fits,
+    forCustomer(list) {
+      const own = list.slice(-12);
+      const n = own.length;
+      if (own.length >= MIN_OWN_HISTORY) {
+        const { lo, hi, n: all } = windowOf(own.map((x) => Math.round(x)).sort((a, b) => a - b));
+        const m = middleOf(own);
+        const without = m >= lo && m <= hi;
+        const peers = all - (without ? n : 0);
+        if (peers >= 2 * MIN_OWN_HISTORY) {
+          const pooled = new Float64Array(DN);
+          for (let x = 0; x < DN; x++) pooled[x] = pooledAt(lo, hi, x);
+          if (without) smoothInto(pooled, 0, own, -1, 1);
+          const total = peers + PRIOR_WEIGHT;
+          const pmf = new Float64Array(DN);
+          for (let x = 0; x < DN; x++) pmf[x] = Math.max(0, pooled[x]!) / total + (org.pmf[x]! * PRIOR_WEIGHT) / total;
+          return { prior: finish(pmf, (org.never * PRIOR_WEIGHT) / total), share: fits.peers.share(n) };
+        }
+      }
+      return { prior: org, share: fits.org.share(n) };
+    },
+  };
 }
 
 export interface CustomerPriors {
-  /** A customer's prior, from its delays (its last 12 are read). */
-  prior: (own: readonly number[]) => DelayDist;
-  /** How many invoices' worth of its prior a customer's distribution holds (customerDelayDist's weight). */
-  weight: number;
-  /** How many payments the weight was judged on (fewer than MIN_PREDICTIONS: PRIOR_WEIGHT, unjudged). */
-  predictions: number;
+  /** A customer's prior, from its delays (its last 12 are read), and the share of it in the customer's distribution. */
+  forCustomer(own: readonly number[]): { prior: DelayDist; share: number };
+  /** How the weight was learnt, for each kind of prior. */
+  fits: { peers: WeightFit; org: WeightFit };
 }
 
-/** The weights customerPriors chooses among, in invoices. */
+/** The weights customerPriors averages over, in invoices. */
 const PRIOR_WEIGHTS = [0.5, 1, 2, 4, 8, 16, 32, 64];
-/** Payments after a customer's first the weight must be judged on; with fewer, PRIOR_WEIGHT. */
-const MIN_PREDICTIONS = 30;
+/** Payments (after a customer's first) a kind of prior's weight must be judged on, and of how many customers; short of either, PRIOR_WEIGHT. */
+const MIN_PREDICTIONS = 100;
+const MIN_CUSTOMERS = 10;
+/** Customers judged at most (up to 11 payments each); of more, an even sample. */
+const MAX_JUDGED = 2000;
+
+/** The posterior over PRIOR_WEIGHTS of one kind of prior, from the payments it foretold. */
+export class WeightFit {
+  readonly logLikelihood = new Float64Array(PRIOR_WEIGHTS.length);
+  predictions = 0;
+  customers = 0;
+  /** Each weight's posterior probability; null: too few payments judged (PRIOR_WEIGHT). */
+  posterior: Float64Array | null = null;
+  private last: unknown = null;
+
+  /** A customer's payment, foretold from `j` payments before it: `fromPrior` and `fromOwn` its prior's and its own smoothed delays' probability of it. */
+  add(customer: unknown, j: number, fromPrior: number, fromOwn: number): void {
+    for (let w = 0; w < PRIOR_WEIGHTS.length; w++) {
+      const weight = PRIOR_WEIGHTS[w]!;
+      this.logLikelihood[w]! += Math.log(Math.max(1e-12, (weight * fromPrior + fromOwn) / (j + weight)));
+    }
+    this.predictions++;
+    if (customer !== this.last) this.customers++;
+    this.last = customer;
+  }
+
+  finish(): void {
+    if (this.predictions < MIN_PREDICTIONS || this.customers < MIN_CUSTOMERS) return;
+    const top = Math.max(...this.logLikelihood);
+    const p = this.logLikelihood.map((l) => Math.exp(l - top));
+    const total = p.reduce((a, b) => a + b, 0);
+    this.posterior = p.map((x) => x / total);
+  }
+
+  /** The prior's share in the distribution of a customer with `n` delays of its own. */
+  share(n: number): number {
+    if (n === 0) return 1;
+    if (!this.posterior) return PRIOR_WEIGHT / (n + PRIOR_WEIGHT);
+    let share = 0;
+    for (let w = 0; w < PRIOR_WEIGHTS.length; w++) share += (this.posterior[w]! * PRIOR_WEIGHTS[w]!) / (n + PRIOR_WEIGHTS[w]!);
+    return share;
+  }
+
+  /** The weight the posterior's share amounts to for a customer with `n` delays, in invoices (PRIOR_WEIGHT when unjudged). */
+  weight(n = 12): number {
+    const share = this.share(n);
+    return (share * n) / (1 - share);
+  }
+}
 
 /** The grid index of a list's median delay (the lower middle, as median() reads it). */
 const middleOf = (own: readonly number[]) => clampDelay(Math.round(median(own))) - DMIN;
 
-/** What delays, each smoothed as smoothInto smooths it, put at grid index x. */
-function kernelAt(delays: readonly number[], x: number): number {
+function insertSorted(sorted: number[], v: number): void {
+  let i = sorted.length;
+  while (i > 0 && sorted[i - 1]! > v) i--;
+  sorted.splice(i, 0, v);
+}
+
+/** What the first `count` delays, each smoothed as smoothInto smooths it, put at grid index x. */
+function kernelAt(delays: readonly number[], x: number, count: number): number {
   let sum = 0;
-  for (const d0 of delays) {
-    const d = Math.round(d0);
+  for (let i = 0; i < count; i++) {
+    const d = Math.round(delays[i]!);
     for (let k = 0; k < KERNEL.length; k++) if (clampDelay(d - 2 + k) - DMIN === x) sum += KERNEL[k]!;
   }
   return sum;
+}
+
+/** How many of the delays the organisation's Kaplan-Meier estimate counts at grid index x (each at its whole day, clamped). */
+function eventsAt(delays: readonly number[], x: number): number {
+  let n = 0;
+  for (const d of delays) if (clampDelay(Math.round(d)) - DMIN === x) n++;
+  return n;
 }

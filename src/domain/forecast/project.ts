@@ -337,7 +337,8 @@ export function customerDist(p: PreparedForecast, contactId: string | null): Del
   if (!d) {
     const own = p.customerDelays.get(contactId) ?? [];
     p.priors ??= customerPriors(p.orgDelay, p.customerDelays);
-    d = customerDelayDist(p.priors.prior(own), own, p.priors.weight);
+    const { prior, share } = p.priors.forCustomer(own);
+    d = customerDelayDist(prior, own, share);
     p.distCache.set(contactId, d);
   }
   return d;
