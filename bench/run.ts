@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ALL = ['limits', 'lists', 'pipeline', 'analytics', 'forecast', 'bands', 'oracle', 'what-if', 'track-record', 'key-cache', 'sync', 'load', 'agent-budget', 'replica'];
+const ALL = ['limits', 'lists', 'pipeline', 'analytics', 'forecast', 'bands', 'prior-weight', 'oracle', 'what-if', 'track-record', 'key-cache', 'sync', 'load', 'agent-budget', 'replica'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = (wanted.length ? wanted : ALL).filter((n) => existsSync(join(here, `${n}.ts`)));
 if (names.length === 0) {

@@ -688,9 +688,10 @@ describe("how much a customer's prior weighs, learnt from the organisation's cus
     expect(fits.org.predictions).toBe(40 * 2);
     expect(fits.peers.predictions).toBe(40 * 9);
     expect(fits.peers.weight()).toBeGreaterThanOrEqual(16);
-    // Too few payments foretold with the organisation's prior (80 < 100) to judge its weight: the default.
-    expect(fits.org.posterior).toBeNull();
-    expect(fits.org.weight()).toBeCloseTo(PRIOR_WEIGHT, 9);
+    // The organisation's prior (prompt and late payers together) foretells a customer's next payment worse than its
+    // peers' do: its weight is learnt lower.
+    expect(fits.org.posterior).not.toBeNull();
+    expect(fits.org.weight()).toBeLessThan(fits.peers.weight());
   });
 
   it('Given customers each with a habit of its own (each pays on its own day, 0 to 39 days late, give or take a day), When the weight is learnt, Then its own payments weigh more than its peers\'', () => {
@@ -705,7 +706,7 @@ describe("how much a customer's prior weighs, learnt from the organisation's cus
     expect(dist.cdf[21 - DMIN]!).toBeGreaterThan(0.5 * (1 - dist.never));
   });
 
-  it('Given too few payments to judge by (three customers, or 99 payments), When the weight is learnt, Then it is the default', () => {
+  it('Given too few payments to judge by (14 payments, or two customers), When the weight is learnt, Then it is the default', () => {
     const lists = [
       [0, 1, 2, 1, 0, 1],
       [30, 32, 35, 31, 33, 34],
@@ -714,11 +715,12 @@ describe("how much a customer's prior weighs, learnt from the organisation's cus
     const { fits } = customerPriors(orgOf(lists), books(lists));
     expect(fits.org.predictions + fits.peers.predictions).toBe(5 + 5 + 4);
     expect(fits.peers.weight()).toBeCloseTo(PRIOR_WEIGHT, 9);
-    // 9 customers x 11 payments: 99, one short of enough, all foretold from the organisation's (no customer has peers).
-    const apart = Array.from({ length: 9 }, (_, c) => Array.from({ length: 12 }, () => 10 * c));
+    // 2 customers x 11 payments: enough payments, one customer short, all foretold from the organisation's (no peers).
+    const apart = Array.from({ length: 2 }, (_, c) => Array.from({ length: 12 }, () => 10 * c));
     const few = customerPriors(orgOf(apart), books(apart)).fits.org;
-    expect(few.predictions).toBe(99);
+    expect(few.predictions).toBe(22);
     expect(few.posterior).toBeNull();
+    expect(few.weight()).toBeCloseTo(PRIOR_WEIGHT, 9);
   });
 
   it("Given customers each paying on a day of its own, 10 days apart, When the weight is judged, Then a customer's own payments are not among those it is judged against", () => {

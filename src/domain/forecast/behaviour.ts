@@ -359,8 +359,8 @@ export interface CustomerPriors {
 /** The weights customerPriors averages over, in invoices. */
 const PRIOR_WEIGHTS = [0.5, 1, 2, 4, 8, 16, 32, 64];
 /** Payments (after a customer's first) a kind of prior's weight must be judged on, and of how many customers; short of either, PRIOR_WEIGHT. */
-const MIN_PREDICTIONS = 100;
-const MIN_CUSTOMERS = 10;
+const MIN_PREDICTIONS = 20;
+const MIN_CUSTOMERS = 3;
 /** Customers judged at most (up to 11 payments each); of more, an even sample. */
 const MAX_JUDGED = 2000;
 
