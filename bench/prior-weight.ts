@@ -3,15 +3,16 @@
  * customerPriors; docs/forecast.md#when-customers-pay) foretell a customer's
  * next payment better than the fixed PRIOR_WEIGHT it replaced, on books
  * whose habits are known and unlike the demo's? For each kind of habit and
- * size of business, many simulated businesses: each customer has 4-12 paid
+ * size of business, many simulated businesses: each customer has 1-12 paid
  * invoices (the history the weight is learnt from) and one more payment, not
  * seen, that each distribution is judged on by its log-likelihood.
  *
  * Printed per row: how many businesses had enough payments to judge a weight
  * by (else the default), the learnt weight (the peers' kind, in invoices, for
  * a customer of 12 payments: median and 10th-90th percentiles), the learnt
- * distributions' gain over the fixed weight in nats per payment (positive is
- * better), and what the best single weight in hindsight would have added
+ * distributions' log-likelihood of the held-out payments (per payment,
+ * higher is better) and their gain over the fixed weight in nats per payment
+ * (positive is better), and what the best single weight in hindsight would have added
  * (the most any one weight could gain on those businesses).
  *
  *   npm run bench -- prior-weight        (or npx tsx bench/prior-weight.ts [--quick])
@@ -48,12 +49,13 @@ const SIZES = QUICK ? [5, 20, 50] : [3, 5, 10, 20, 50, 200];
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 
 console.log(`# The learnt weight of a customer's prior against the fixed ${PRIOR_WEIGHT} (${new Date().toISOString()})`);
-console.log('| habits | customers | businesses judged | learnt weight: median (10th-90th) | gain over the fixed weight, nats per payment | the best single weight would add |');
-console.log('|---|---|---|---|---|---|');
+console.log('| habits | customers | businesses judged | learnt weight: median (10th-90th) | log-likelihood per payment, learnt | gain over the fixed weight, nats per payment | the best single weight would add |');
+console.log('|---|---|---|---|---|---|---|');
 for (const [name, habit] of Object.entries(HABITS)) {
   for (const size of SIZES) {
     const businesses = size <= 20 ? (QUICK ? 100 : 300) : QUICK ? 20 : 60;
     let gain = 0;
+    let total = 0;
     let hindsight = 0;
     let judged = 0;
     let payments = 0;
@@ -64,7 +66,7 @@ for (const [name, habit] of Object.entries(HABITS)) {
       const next: number[] = [];
       for (let c = 0; c < size; c++) {
         const draw = habit(rng);
-        lists.push(Array.from({ length: rng.int(4, 12) }, draw));
+        lists.push(Array.from({ length: rng.int(1, 12) }, draw));
         next.push(draw());
       }
       const counts = new Map<number, number>();
@@ -84,10 +86,11 @@ for (const [name, habit] of Object.entries(HABITS)) {
         WEIGHTS.forEach((w, k) => (fixed[k]! += logLik(i, (n) => w / (n + w))));
       }
       gain += learnt - fixed[WEIGHTS.indexOf(PRIOR_WEIGHT)]!;
+      total += learnt;
       hindsight += Math.max(...fixed) - learnt;
       payments += size;
     }
     const w = (x: number) => x.toFixed(x < 10 ? 1 : 0);
-    console.log(`| ${name} | ${size} | ${judged}/${businesses} | ${w(q(weights, 0.5))} (${w(q(weights, 0.1))}-${w(q(weights, 0.9))}) | ${(gain / payments).toFixed(3)} | ${(hindsight / payments).toFixed(3)} |`);
+    console.log(`| ${name} | ${size} | ${judged}/${businesses} | ${w(q(weights, 0.5))} (${w(q(weights, 0.1))}-${w(q(weights, 0.9))}) | ${(total / payments).toFixed(3)} | ${(gain / payments).toFixed(3)} | ${(hindsight / payments).toFixed(3)} |`);
   }
 }

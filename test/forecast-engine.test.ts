@@ -652,7 +652,7 @@ describe("a customer's payment delays and its peers (docs/forecast.md#when-custo
     expect(week1).toBeGreaterThan(800);
   });
 
-  it("a late payer's prior is the late payers'; a customer with under three paid invoices has the organisation's", () => {
+  it("a late payer's prior is the late payers'; a customer's first payments already find its peers; with none, or no peers, the organisation's", () => {
     const p = prepareForecast(input({ items }));
     const priors = customerPriors(p.orgDelay, p.customerDelays);
     const prior = (own: readonly number[]) => priors.forCustomer(own).prior;
@@ -660,7 +660,23 @@ describe("a customer's payment delays and its peers (docs/forecast.md#when-custo
     const median = (d: { cdf: Float64Array }) => d.cdf.findIndex((c) => c >= 0.5 * d.cdf[d.cdf.length - 1]!) + DMIN;
     expect(median(late)).toBeGreaterThanOrEqual(35);
     expect(median(prior(p.customerDelays.get('prompt-0')!))).toBeLessThanOrEqual(5);
-    expect(prior([3, 4])).toBe(p.orgDelay);
+    // Two payments, or one, of a new customer: the prompt payers' or the late payers' habit, not everyone's.
+    expect(median(prior([3, 4]))).toBeLessThanOrEqual(5);
+    expect(median(prior([2]))).toBeLessThanOrEqual(5);
+    expect(median(prior([40]))).toBeGreaterThanOrEqual(35);
+    // No payment, or one nobody's habit is near: the organisation's.
+    expect(prior([])).toBe(p.orgDelay);
+    expect(prior([150])).toBe(p.orgDelay);
+  });
+
+  it("Given a new customer that paid its one invoice on time, When its next invoice is 5 days overdue, Then it is expected this week as the prompt payers pay, not the late payers' weeks", () => {
+    const p = prepareForecast(input({ items: [...items, ...paidWith('new', [1]), doc({ id: 'new-overdue', contactId: 'new', issueDate: addDays(AS_OF, -19), dueDate: addDays(AS_OF, -5), total: '1000' })] }));
+    const due = toDay(addDays(AS_OF, -5));
+    const weekOne = paymentProbabilities(customerDist(p, 'new'), due, p.asOf, 0, p.starts, p.ends)[0]!;
+    // With the organisation's prior (half its customers pay 30-50 days late), what is left 5 days after the due date is
+    // mostly the late payers'.
+    expect(paymentProbabilities(customerDelayDist(p.orgDelay, [1]), due, p.asOf, 0, p.starts, p.ends)[0]!).toBeLessThan(0.5);
+    expect(weekOne).toBeGreaterThan(0.7);
   });
 });
 
@@ -684,13 +700,10 @@ describe("how much a customer's prior weighs, learnt from the organisation's cus
   it('Given customers that pay alike (each prompt payer draws from one habit, each late payer from another), When the weight is learnt, Then their peers weigh more than their own dozen payments', () => {
     const lists = alike(7, 40);
     const { fits } = customerPriors(orgOf(lists), books(lists));
-    // Payments 2 and 3 of each customer are foretold with the organisation's prior, the rest with its peers'.
-    expect(fits.org.predictions).toBe(40 * 2);
-    expect(fits.peers.predictions).toBe(40 * 9);
+    // Every payment after a customer's first is foretold, nearly all with its peers' prior (from its first payment on).
+    expect(fits.org.predictions + fits.peers.predictions).toBe(40 * 11);
+    expect(fits.peers.predictions).toBeGreaterThan(40 * 10);
     expect(fits.peers.weight()).toBeGreaterThanOrEqual(16);
-    // The organisation's prior (prompt and late payers together) foretells a customer's next payment worse than its
-    // peers' do: its weight is learnt lower.
-    expect(fits.org.posterior).not.toBeNull();
     expect(fits.org.weight()).toBeLessThan(fits.peers.weight());
   });
 
@@ -739,8 +752,7 @@ describe("how much a customer's prior weighs, learnt from the organisation's cus
     const counts = new Map<number, number>();
     for (const l of lists) for (const d of l) counts.set(d, (counts.get(d) ?? 0) + 1);
     const { fits } = customerPriors(orgDelayDist(counts, []), books(lists));
-    // Every third customer: 1,367 of them, each with 11 payments foretold (its second and third from the organisation's prior).
-    expect(fits.org.customers).toBe(1367);
+    // Every third customer: 1,367 of them, each with 11 payments foretold.
     expect(fits.org.predictions + fits.peers.predictions).toBe(1367 * 11);
     expect(fits.peers.weight()).toBeGreaterThanOrEqual(16);
   });

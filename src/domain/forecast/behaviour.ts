@@ -228,14 +228,19 @@ export function median(values: readonly number[]): number {
  * the delays of the customers that pay like it rather than of the whole
  * organisation. Its peers are the customers (with MIN_OWN_HISTORY paid
  * invoices or more) whose median delay lies within the middle half of its
- * own delays, two days wider either side; their last 12 delays each,
+ * own delays (of one or two, between the least and the most), two days
+ * wider either side; their last 12 delays each,
  * smoothed as a customer's own are, with PRIOR_WEIGHT invoices' worth of
  * the organisation's distribution (so that a delay no peer has shown, and
  * never paying, keep a chance). A prompt payer's prior is then the prompt
  * payers', not a mixture with the late payers': once its invoice is a few
  * days overdue, what is left of its distribution is no longer mostly other
- * customers' lateness. A customer with fewer invoices, or fewer than
- * 2 x MIN_OWN_HISTORY of its peers' delays, has the organisation's.
+ * customers' lateness. A customer's first payment already finds its
+ * peers: a new customer that paid its first invoice on time is expected to
+ * pay as the prompt payers do, not as the whole organisation does (which
+ * forgot that evidence as soon as its invoice was a few days overdue). A
+ * customer with no paid invoice, or fewer than 2 x MIN_OWN_HISTORY of its
+ * peers' delays, has the organisation's.
  *
  * And how much that prior weighs in a customer's distribution, learnt from
  * the organisation's own customers (empirical Bayes): each customer's
@@ -305,20 +310,14 @@ export function customerPriors(org: DelayDist, customerDelays: ReadonlyMap<strin
       if (!Number.isFinite(d) || Math.round(d) <= DMIN || Math.round(d) >= DMAX) continue;
       const x = Math.round(d) - DMIN;
       const fromOwn = kernelAt(member, x, j);
-      let fit = fits.org;
-      let fromPrior = -1;
-      if (j >= MIN_OWN_HISTORY) {
-        const { lo, hi, n: all } = windowOf(sorted);
-        const without = inPool >= lo && inPool <= hi;
-        const n = all - (without ? member.length : 0);
-        if (n >= 2 * MIN_OWN_HISTORY) {
-          const pooled = Math.max(0, pooledAt(lo, hi, x) - (without ? kernelAt(member, x, member.length) : 0));
-          fromPrior = (pooled + orgAt(x) * PRIOR_WEIGHT) / (n + PRIOR_WEIGHT);
-          fit = fits.peers;
-        }
-      }
-      if (fromPrior < 0) fromPrior = orgAt(x);
-      fit.add(list, j, fromPrior, fromOwn);
+      // Its peers, from its payments so far (the customer itself out of their pool), else the organisation's.
+      const { lo, hi, n: all } = windowOf(sorted);
+      const without = inPool >= lo && inPool <= hi;
+      const n = all - (without ? member.length : 0);
+      if (n >= 2 * MIN_OWN_HISTORY) {
+        const pooled = Math.max(0, pooledAt(lo, hi, x) - (without ? kernelAt(member, x, member.length) : 0));
+        fits.peers.add(list, j, (pooled + orgAt(x) * PRIOR_WEIGHT) / (n + PRIOR_WEIGHT), fromOwn);
+      } else fits.org.add(list, j, orgAt(x), fromOwn);
     }
   }
   fits.peers.finish();
@@ -329,7 +328,7 @@ export function customerPriors(org: DelayDist, customerDelays: ReadonlyMap<strin
     forCustomer(list) {
       const own = list.slice(-12);
       const n = own.length;
-      if (own.length >= MIN_OWN_HISTORY) {
+      if (own.length > 0) {
         const { lo, hi, n: all } = windowOf(own.map((x) => Math.round(x)).sort((a, b) => a - b));
         const m = middleOf(own);
         const without = m >= lo && m <= hi;
