@@ -669,6 +669,23 @@ describe("a customer's payment delays and its peers (docs/forecast.md#when-custo
     expect(prior([150])).toBe(p.orgDelay);
   });
 
+  it("Given a customer with one or two payments (not in its peers' pool, which holds customers of three or more), When its prior is built, Then nothing of its own is taken out of the pool: the prior is the peers' as they are, and adds up", () => {
+    const p = prepareForecast(input({ items }));
+    const priors = customerPriors(p.orgDelay, p.customerDelays);
+    // The prompt payers' pool, whose medians lie within [-2, 6] (a window of [0] or [3, 4] alike): the prior of a
+    // customer of three payments there takes its own out of the pool; one of one or two payments has none to take out.
+    for (const own of [[0], [3, 4], [2, 1]]) {
+      const { prior } = priors.forCustomer(own);
+      const mass = prior.cdf[prior.cdf.length - 1]! + prior.never;
+      expect(mass).toBeCloseTo(1, 12);
+      for (const x of prior.pmf) expect(x).toBeGreaterThanOrEqual(0);
+    }
+    // [0] and [0, 0] read the same peers (a window of [-2, 2]) and neither is in the pool: the same prior.
+    const one = priors.forCustomer([0]).prior;
+    const two = priors.forCustomer([0, 0]).prior;
+    expect(Array.from(two.pmf)).toEqual(Array.from(one.pmf));
+  });
+
   it("Given a new customer that paid its one invoice on time, When its next invoice is 5 days overdue, Then it is expected this week as the prompt payers pay, not the late payers' weeks", () => {
     const p = prepareForecast(input({ items: [...items, ...paidWith('new', [1]), doc({ id: 'new-overdue', contactId: 'new', issueDate: addDays(AS_OF, -19), dueDate: addDays(AS_OF, -5), total: '1000' })] }));
     const due = toDay(addDays(AS_OF, -5));

@@ -296,7 +296,9 @@ export function customerPriors(org: DelayDist, customerDelays: ReadonlyMap<strin
   for (const list of customerDelays.values()) if (list.length >= 2) judgeable++;
   const stride = Math.ceil(judgeable / MAX_JUDGED);
   let index = -1;
-  for (const list of customerDelays.values()) {
+  // In the contacts' order, so that the sample does not depend on the order the books were read in.
+  for (const key of [...customerDelays.keys()].sort()) {
+    const list = customerDelays.get(key)!;
     const member = list.slice(-12);
     if (member.length < 2 || ++index % stride !== 0) continue;
     const inPool = member.length >= MIN_OWN_HISTORY ? middleOf(member) : -1;
@@ -316,8 +318,8 @@ export function customerPriors(org: DelayDist, customerDelays: ReadonlyMap<strin
       const n = all - (without ? member.length : 0);
       if (n >= 2 * MIN_OWN_HISTORY) {
         const pooled = Math.max(0, pooledAt(lo, hi, x) - (without ? kernelAt(member, x, member.length) : 0));
-        fits.peers.add(list, j, (pooled + orgAt(x) * PRIOR_WEIGHT) / (n + PRIOR_WEIGHT), fromOwn);
-      } else fits.org.add(list, j, orgAt(x), fromOwn);
+        fits.peers.add(key, j, (pooled + orgAt(x) * PRIOR_WEIGHT) / (n + PRIOR_WEIGHT), fromOwn);
+      } else fits.org.add(key, j, orgAt(x), fromOwn);
     }
   }
   fits.peers.finish();
@@ -331,7 +333,8 @@ export function customerPriors(org: DelayDist, customerDelays: ReadonlyMap<strin
       if (own.length > 0) {
         const { lo, hi, n: all } = windowOf(own.map((x) => Math.round(x)).sort((a, b) => a - b));
         const m = middleOf(own);
-        const without = m >= lo && m <= hi;
+        // Its own delays are in the pool only from MIN_OWN_HISTORY of them on.
+        const without = n >= MIN_OWN_HISTORY && m >= lo && m <= hi;
         const peers = all - (without ? n : 0);
         if (peers >= 2 * MIN_OWN_HISTORY) {
           const pooled = new Float64Array(DN);
@@ -370,7 +373,7 @@ export class WeightFit {
   customers = 0;
   /** Each weight's posterior probability; null: too few payments judged (PRIOR_WEIGHT). */
   posterior: Float64Array | null = null;
-  private last: unknown = null;
+  private readonly seen = new Set<unknown>();
 
   /** A customer's payment, foretold from `j` payments before it: `fromPrior` and `fromOwn` its prior's and its own smoothed delays' probability of it. */
   add(customer: unknown, j: number, fromPrior: number, fromOwn: number): void {
@@ -379,8 +382,10 @@ export class WeightFit {
       this.logLikelihood[w]! += Math.log(Math.max(1e-12, (weight * fromPrior + fromOwn) / (j + weight)));
     }
     this.predictions++;
-    if (customer !== this.last) this.customers++;
-    this.last = customer;
+    if (!this.seen.has(customer)) {
+      this.seen.add(customer);
+      this.customers++;
+    }
   }
 
   finish(): void {
