@@ -17,11 +17,10 @@
  *
  *   npm run bench -- prior-weight        (or npx tsx bench/prior-weight.ts [--quick])
  */
-import { customerDelayDist, customerPriors, DMAX, DMIN, orgDelayDist, PRIOR_WEIGHT } from '../src/domain/forecast/behaviour.js';
+import { customerDelayDist, customerPriors, DMAX, DMIN, orgDelayDist, PRIOR_WEIGHT, PRIOR_WEIGHTS } from '../src/domain/forecast/behaviour.js';
 import { Rng } from '../src/domain/random.js';
 
 const QUICK = process.argv.includes('--quick');
-const WEIGHTS = [0.5, 1, 2, 4, 8, 16, 32, 64];
 const gridDay = (d: number) => Math.max(DMIN, Math.min(DMAX, d)) - DMIN;
 
 /** A kind of habit: for each customer, a function drawing its payments' delays (days after the due date). */
@@ -74,18 +73,16 @@ for (const [name, habit] of Object.entries(HABITS)) {
       const priors = customerPriors(orgDelayDist(counts, []), new Map(lists.map((l, i) => [`c${i}`, l])));
       if (priors.fits.peers.posterior || priors.fits.org.posterior) judged++;
       weights.push(priors.fits.peers.weight());
-      const logLik = (i: number, share: (n: number) => number) => {
-        const { prior } = priors.forCustomer(lists[i]!);
-        const dist = customerDelayDist(prior, lists[i]!, share(lists[i]!.slice(-12).length));
-        return Math.log(Math.max(1e-12, dist.pmf[gridDay(next[i]!)]!));
-      };
       let learnt = 0;
-      const fixed = WEIGHTS.map(() => 0);
+      const fixed = PRIOR_WEIGHTS.map(() => 0);
       for (let i = 0; i < size; i++) {
-        learnt += logLik(i, () => priors.forCustomer(lists[i]!).share);
-        WEIGHTS.forEach((w, k) => (fixed[k]! += logLik(i, (n) => w / (n + w))));
+        const { prior, share } = priors.forCustomer(lists[i]!);
+        const n = lists[i]!.slice(-12).length;
+        const logLik = (s: number) => Math.log(Math.max(1e-12, customerDelayDist(prior, lists[i]!, s).pmf[gridDay(next[i]!)]!));
+        learnt += logLik(share);
+        PRIOR_WEIGHTS.forEach((w, k) => (fixed[k]! += logLik(w / (n + w))));
       }
-      gain += learnt - fixed[WEIGHTS.indexOf(PRIOR_WEIGHT)]!;
+      gain += learnt - fixed[PRIOR_WEIGHTS.indexOf(PRIOR_WEIGHT)]!;
       total += learnt;
       hindsight += Math.max(...fixed) - learnt;
       payments += size;

@@ -280,12 +280,17 @@ export function customerPriors(org: DelayDist, customerDelays: ReadonlyMap<strin
     counts[m]! += counts[m - 1]!;
     for (let x = 0; x < DN; x++) sums[m * DN + x]! += sums[(m - 1) * DN + x]!;
   }
-  /** The rows of the peers' medians for a customer whose delays are `own` (sorted, whole days), and how many delays they hold. */
-  const windowOf = (sorted: readonly number[]) => {
+  /**
+   * The peers of a customer whose delays so far are `sorted` (whole days): the rows of their medians, and how many
+   * delays they hold without the customer's own; `member` is the customer's delays as the pool holds them (its last
+   * 12, in the pool only from MIN_OWN_HISTORY of them on), taken out (`without`) when its median is among the rows.
+   */
+  const peersOf = (sorted: readonly number[], member: readonly number[], memberRow: number) => {
     const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
     const lo = clampDelay(q(0.25) - 2) - DMIN;
     const hi = clampDelay(q(0.75) + 2) - DMIN;
-    return { lo, hi, n: counts[hi]! - (lo > 0 ? counts[lo - 1]! : 0) };
+    const without = member.length >= MIN_OWN_HISTORY && memberRow >= lo && memberRow <= hi;
+    return { lo, hi, without, n: counts[hi]! - (lo > 0 ? counts[lo - 1]! : 0) - (without ? member.length : 0) };
   };
   const pooledAt = (lo: number, hi: number, x: number) => sums[hi * DN + x]! - (lo > 0 ? sums[(lo - 1) * DN + x]! : 0);
 
@@ -301,7 +306,7 @@ export function customerPriors(org: DelayDist, customerDelays: ReadonlyMap<strin
     const list = customerDelays.get(key)!;
     const member = list.slice(-12);
     if (member.length < 2 || ++index % stride !== 0) continue;
-    const inPool = member.length >= MIN_OWN_HISTORY ? middleOf(member) : -1;
+    const memberRow = middleOf(member);
     // The organisation's distribution without this customer's paid invoices (each one paid invoice's share of its body).
     const orgLeft = 1 - perPaid * member.length;
     const orgAt = (x: number) => (orgLeft > 0.1 ? Math.max(0, org.pmf[x]! - perPaid * eventsAt(member, x)) / orgLeft : org.pmf[x]!);
@@ -313,9 +318,7 @@ export function customerPriors(org: DelayDist, customerDelays: ReadonlyMap<strin
       const x = Math.round(d) - DMIN;
       const fromOwn = kernelAt(member, x, j);
       // Its peers, from its payments so far (the customer itself out of their pool), else the organisation's.
-      const { lo, hi, n: all } = windowOf(sorted);
-      const without = inPool >= lo && inPool <= hi;
-      const n = all - (without ? member.length : 0);
+      const { lo, hi, without, n } = peersOf(sorted, member, memberRow);
       if (n >= 2 * MIN_OWN_HISTORY) {
         const pooled = Math.max(0, pooledAt(lo, hi, x) - (without ? kernelAt(member, x, member.length) : 0));
         fits.peers.add(key, j, (pooled + orgAt(x) * PRIOR_WEIGHT) / (n + PRIOR_WEIGHT), fromOwn);
@@ -330,12 +333,8 @@ export function customerPriors(org: DelayDist, customerDelays: ReadonlyMap<strin
     forCustomer(list) {
       const own = list.slice(-12);
       const n = own.length;
-      if (own.length > 0) {
-        const { lo, hi, n: all } = windowOf(own.map((x) => Math.round(x)).sort((a, b) => a - b));
-        const m = middleOf(own);
-        // Its own delays are in the pool only from MIN_OWN_HISTORY of them on.
-        const without = n >= MIN_OWN_HISTORY && m >= lo && m <= hi;
-        const peers = all - (without ? n : 0);
+      if (n > 0) {
+        const { lo, hi, without, n: peers } = peersOf(own.map((x) => Math.round(x)).sort((a, b) => a - b), own, middleOf(own));
         if (peers >= 2 * MIN_OWN_HISTORY) {
           const pooled = new Float64Array(DN);
           for (let x = 0; x < DN; x++) pooled[x] = pooledAt(lo, hi, x);
@@ -359,7 +358,7 @@ export interface CustomerPriors {
 }
 
 /** The weights customerPriors averages over, in invoices. */
-const PRIOR_WEIGHTS = [0.5, 1, 2, 4, 8, 16, 32, 64];
+export const PRIOR_WEIGHTS = [0.5, 1, 2, 4, 8, 16, 32, 64];
 /** Payments (after a customer's first) a kind of prior's weight must be judged on, and of how many customers; short of either, PRIOR_WEIGHT. */
 const MIN_PREDICTIONS = 20;
 const MIN_CUSTOMERS = 3;
@@ -370,10 +369,14 @@ const MAX_JUDGED = 2000;
 export class WeightFit {
   readonly logLikelihood = new Float64Array(PRIOR_WEIGHTS.length);
   predictions = 0;
-  customers = 0;
   /** Each weight's posterior probability; null: too few payments judged (PRIOR_WEIGHT). */
   posterior: Float64Array | null = null;
   private readonly seen = new Set<unknown>();
+
+  /** How many customers' payments were judged. */
+  get customers(): number {
+    return this.seen.size;
+  }
 
   /** A customer's payment, foretold from `j` payments before it: `fromPrior` and `fromOwn` its prior's and its own smoothed delays' probability of it. */
   add(customer: unknown, j: number, fromPrior: number, fromOwn: number): void {
@@ -382,10 +385,7 @@ export class WeightFit {
       this.logLikelihood[w]! += Math.log(Math.max(1e-12, (weight * fromPrior + fromOwn) / (j + weight)));
     }
     this.predictions++;
-    if (!this.seen.has(customer)) {
-      this.seen.add(customer);
-      this.customers++;
-    }
+    this.seen.add(customer);
   }
 
   finish(): void {
